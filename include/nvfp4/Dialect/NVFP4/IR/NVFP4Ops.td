@@ -1,0 +1,358 @@
+//===- NVFP4Ops.td - nvfp4 operation definitions -----------*- tablegen -*-===//
+//
+// Part of the nvfp4 project.
+//
+// Every constraint has a label (Cn) in the description; the verifier checks
+// it under a `// <op>_cn` comment and test/Dialect/NVFP4/invalid.mlir holds
+// one negative test named `@<op>_cn` for it.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef NVFP4_DIALECT_NVFP4_IR_NVFP4OPS_TD
+#define NVFP4_DIALECT_NVFP4_IR_NVFP4OPS_TD
+
+include "nvfp4/Dialect/NVFP4/IR/NVFP4Types.td"
+include "mlir/Interfaces/InferTypeOpInterface.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+
+//===----------------------------------------------------------------------===//
+// Named type constraints
+//===----------------------------------------------------------------------===//
+
+/// The high-precision tensors that NVFP4 quantizes from and dequantizes to.
+def NVFP4_HighPrecisionTensor : RankedTensorOf<[BF16, F16, F32]>;
+
+/// The Random Hadamard Transform is defined on BF16 inputs only (NUMERICS.md
+/// section 4): its FP32 sums are then exact in all but pathological cases.
+def NVFP4_BF16Tensor : RankedTensorOf<[BF16]>;
+
+/// The E2M1 codes of a block-scaled tensor, one per element.
+def NVFP4_CodesTensor : RankedTensorOf<[F4E2M1FN]>;
+
+/// The E4M3 block scales of a block-scaled tensor.
+def NVFP4_ScalesTensor : RankedTensorOf<[F8E4M3FN]>;
+
+/// The FP32 tensor amax.
+def NVFP4_Amax : TypeAlias<F32, "FP32 tensor amax">;
+
+/// The seed of stochastic rounding; random bits are a pure function of the
+/// seed and the element index, so results are reproducible.
+def NVFP4_Seed : TypeAlias<I64, "64-bit stochastic-rounding seed">;
+
+def NVFP4_SignMaskAttr : ConfinedAttr<I32Attr,
+    [IntMinValue<0>, IntMaxValue<65535>]> {
+  let summary = "16-bit sign mask of the Random Hadamard Transform";
+}
+
+class NVFP4_Op<string mnemonic, list<Trait> traits = []>
+    : Op<NVFP4_Dialect, mnemonic, traits>;
+
+//===----------------------------------------------------------------------===//
+// nvfp4.amax
+//===----------------------------------------------------------------------===//
+
+def NVFP4_AmaxOp : NVFP4_Op<"amax", [Pure]> {
+  let summary = "maximum absolute value of a tensor, skipping NaN";
+  let description = [{
+    Returns `max |x|` over all elements of `input` as FP32. NaN elements are
+    skipped; `+inf` is a valid result. The amax of an empty or all-zero
+    tensor is `0.0`. This is the value from which `nvfp4.quantize` derives
+    the FP32 tensor scale; computing it once and passing it to several
+    quantizations of the same tensor is how they share one scale.
+
+    Constraints:
+
+    1. (C1) `input` is a ranked tensor of `bf16`, `f16` or `f32`.
+
+    Example:
+
+    ```mlir
+    %amax = nvfp4.amax %x : tensor<128x256xbf16>
+    ```
+  }];
+  let arguments = (ins NVFP4_HighPrecisionTensor:$input);
+  let results = (outs NVFP4_Amax:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input)";
+}
+
+//===----------------------------------------------------------------------===//
+// nvfp4.quantize
+//===----------------------------------------------------------------------===//
+
+def NVFP4_QuantizeOp : NVFP4_Op<"quantize", [Pure, AttrSizedOperandSegments]> {
+  let summary = "quantize a high-precision tensor to NVFP4";
+  let description = [{
+    Quantizes `input` to a block-scaled tensor with the block shape and scale
+    layout of the result type, following TransformerEngine's recipe bit for
+    bit (see docs/Numerics.md):
+
+    ```
+    S_enc = 2688 / amax   (1 when amax is 0 or inf), S_dec = 1 / S_enc
+    s_b   = e4m3(min(bamax_b * (S_enc * (1/6)), 448))   per block b
+    q_i   = e2m1(x_i * min(1 / (s_b * S_dec), FLT_MAX))
+    ```
+
+    `amax` defaults to `nvfp4.amax(input)`; passing it explicitly lets several
+    quantizations share one tensor scale. With `rounding<stochastic>` the
+    final E2M1 rounding is stochastic, driven by Philox4x32-10 random bits
+    keyed by `seed` and each element's linear index: the same seed gives the
+    same bytes on every target and tiling.
+
+    Constraints:
+
+    1. (C1) `input` and the result have the same shape.
+    2. (C2) stochastic rounding needs a `seed`.
+    3. (C3) a `seed` is only accepted with stochastic rounding.
+
+    Example:
+
+    ```mlir
+    %q = nvfp4.quantize %x : tensor<128x256xbf16>
+        -> !nvfp4.tensor<128x256xf4E2M1FN, scale = f8E4M3FN, block = 1x16>
+    %g = nvfp4.quantize %dy amax(%a) rounding<stochastic> seed(%s)
+        : tensor<128x256xbf16>
+        -> !nvfp4.tensor<128x256xf4E2M1FN, scale = f8E4M3FN, block = 1x16>
+    ```
+  }];
+  let arguments = (ins
+    NVFP4_HighPrecisionTensor:$input,
+    Optional<NVFP4_Amax>:$amax,
+    Optional<NVFP4_Seed>:$seed,
+    DefaultValuedAttr<NVFP4_RoundingModeAttr,
+                      "::mlir::nvfp4::RoundingMode::NearestEven">:$rounding
+  );
+  let results = (outs NVFP4_BlockScaledTensor:$result);
+  let assemblyFormat = [{
+    $input (`amax` `(` $amax^ `)`)? (`rounding` `` $rounding^)? (`seed` `(` $seed^ `)`)?
+    attr-dict `:` type($input) `->` qualified(type($result))
+  }];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// nvfp4.dequantize
+//===----------------------------------------------------------------------===//
+
+def NVFP4_DequantizeOp : NVFP4_Op<"dequantize", [Pure]> {
+  let summary = "expand a block-scaled tensor to a high-precision tensor";
+  let description = [{
+    Computes `x_hat = (e2m1(q) * s_b) * (amax / 2688)` in FP32 for every
+    element and rounds it (to nearest even) to the result element type.
+    `dequantize(quantize(x))` is *not* `x`: quantization loses information,
+    and this op is never folded away against a quantize.
+
+    Constraints:
+
+    1. (C1) `input` and the result have the same shape.
+
+    Example:
+
+    ```mlir
+    %x = nvfp4.dequantize %q
+        : !nvfp4.tensor<128x256xf4E2M1FN, scale = f8E4M3FN, block = 1x16>
+        -> tensor<128x256xbf16>
+    ```
+  }];
+  let arguments = (ins NVFP4_BlockScaledTensor:$input);
+  let results = (outs NVFP4_HighPrecisionTensor:$result);
+  let assemblyFormat = [{
+    $input attr-dict `:` qualified(type($input)) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// nvfp4.hadamard
+//===----------------------------------------------------------------------===//
+
+def NVFP4_HadamardOp : NVFP4_Op<"hadamard", [Pure, SameOperandsAndResultType]> {
+  let summary = "16-point Random Hadamard Transform along the last dimension";
+  let description = [{
+    Multiplies every run of 16 consecutive elements along the last dimension
+    by `R = diag(sign) * H16 * 0.25`, where `H16` is the Sylvester-ordered
+    Hadamard matrix and `sign_i = -1` where bit `i` of `sign_mask` is set
+    (default `0xD7E8`, TransformerEngine's fixed vector). Products are exact;
+    the 16 terms of each output are summed in FP32 in row order and the sum
+    is rounded to BF16. `R` is orthonormal, so applying the same transform to
+    both operands of a GEMM along its contraction dimension leaves the
+    product unchanged while spreading outliers across each 16-block.
+
+    Constraints:
+
+    1. (C1) the last dimension is static and a multiple of 16.
+    2. (C2) `input` is a BF16 tensor and the result has its type.
+
+    Example:
+
+    ```mlir
+    %y = nvfp4.hadamard %x : tensor<256x128xbf16>
+    %z = nvfp4.hadamard %x {sign_mask = 255 : i32} : tensor<256x128xbf16>
+    ```
+  }];
+  let arguments = (ins
+    NVFP4_BF16Tensor:$input,
+    DefaultValuedAttr<NVFP4_SignMaskAttr, "0xD7E8">:$sign_mask
+  );
+  let results = (outs NVFP4_BF16Tensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input)";
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// nvfp4.scaled_matmul
+//===----------------------------------------------------------------------===//
+
+def NVFP4_ScaledMatmulOp : NVFP4_Op<"scaled_matmul", [Pure]> {
+  let summary = "block-scaled matrix product C = alpha * A * Bt with FP32 "
+                "accumulation";
+  let description = [{
+    Multiplies `lhs` [batch..., M, K] by the transpose of `rhs`
+    [batch..., N, K]; both are quantized along K, the layout tensor cores
+    read. For every output element, each 16-block of K contributes
+    `s_A * s_B * sum(q_A * q_B)`, accumulated in FP32; the tensor scales are
+    applied once at the end as TransformerEngine's
+    `alpha = alpha_in * amax_A * amax_B / (36 * 448 * 448)` (`alpha_in`
+    defaults to 1). The result is rounded to its element type.
+
+    `role` records which GEMM of a training step this is (fprop, dgrad,
+    wgrad); it does not change the arithmetic.
+
+    Constraints:
+
+    1. (C1) `lhs` and `rhs` have the same rank and the same batch dimensions.
+    2. (C2) `lhs` and `rhs` have the same contraction (last) dimension.
+    3. (C3) the result shape is [batch..., M, N].
+
+    Example:
+
+    ```mlir
+    %c = nvfp4.scaled_matmul %a, %b role<fprop>
+        : !nvfp4.tensor<128x256xf4E2M1FN, scale = f8E4M3FN, block = 1x16>,
+          !nvfp4.tensor<64x256xf4E2M1FN, scale = f8E4M3FN, block = 16x16>
+        -> tensor<128x64xbf16>
+    ```
+  }];
+  let arguments = (ins
+    NVFP4_BlockScaledTensor:$lhs,
+    NVFP4_BlockScaledTensor:$rhs,
+    Optional<F32>:$alpha,
+    OptionalAttr<NVFP4_GemmRoleAttr>:$role
+  );
+  let results = (outs NVFP4_HighPrecisionTensor:$result);
+  let assemblyFormat = [{
+    $lhs `,` $rhs (`alpha` `(` $alpha^ `)`)? (`role` `` $role^)? attr-dict
+    `:` qualified(type($lhs)) `,` qualified(type($rhs)) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// nvfp4.pack / nvfp4.unpack
+//===----------------------------------------------------------------------===//
+
+def NVFP4_PackOp : NVFP4_Op<"pack", [Pure,
+    TypesMatchWith<"codes type matches the result's codes type", "result",
+        "codes", "::llvm::cast<BlockScaledTensorType>($_self).getCodesType()">,
+    TypesMatchWith<"scales type matches the result's scales type", "result",
+        "scales",
+        "::llvm::cast<BlockScaledTensorType>($_self).getScalesType()">]> {
+  let summary = "assemble a block-scaled tensor from codes, scales and amax";
+  let description = [{
+    Builds a block-scaled tensor from its parts, e.g. a checkpoint quantized
+    elsewhere. `codes` holds one E2M1 value per element, `scales` the E4M3
+    block scales in the result's layout (see `!nvfp4.tensor`), and `amax` the
+    FP32 tensor amax. Operand types are implied by the result type.
+
+    Constraints:
+
+    1. (C1) `codes` has the shape of the result, element type `f4E2M1FN`.
+    2. (C2) `scales` has the result's scale shape, element type `f8E4M3FN`.
+
+    Example:
+
+    ```mlir
+    %q = nvfp4.pack %codes, %scales, %amax
+        : !nvfp4.tensor<128x256xf4E2M1FN, scale = f8E4M3FN, block = 1x16>
+    ```
+  }];
+  let arguments = (ins NVFP4_CodesTensor:$codes, NVFP4_ScalesTensor:$scales,
+                       NVFP4_Amax:$amax);
+  let results = (outs NVFP4_BlockScaledTensor:$result);
+  let assemblyFormat = [{
+    $codes `,` $scales `,` $amax attr-dict `:` qualified(type($result))
+  }];
+  let hasFolder = 1;
+}
+
+def NVFP4_UnpackOp : NVFP4_Op<"unpack", [Pure,
+    TypesMatchWith<"codes type matches the input's codes type", "input",
+        "codes", "::llvm::cast<BlockScaledTensorType>($_self).getCodesType()">,
+    TypesMatchWith<"scales type matches the input's scales type", "input",
+        "scales",
+        "::llvm::cast<BlockScaledTensorType>($_self).getScalesType()">]> {
+  let summary = "split a block-scaled tensor into codes, scales and amax";
+  let description = [{
+    The inverse of `nvfp4.pack`: returns the E2M1 codes (one per element),
+    the E4M3 block scales in the input's layout and the FP32 tensor amax.
+    `unpack(pack(c, s, a))` folds to `(c, s, a)`.
+
+    Constraints:
+
+    1. (C1) `codes` has the shape of the input, element type `f4E2M1FN`.
+    2. (C2) `scales` has the input's scale shape, element type `f8E4M3FN`.
+
+    Example:
+
+    ```mlir
+    %codes, %scales, %amax = nvfp4.unpack %q
+        : !nvfp4.tensor<128x256xf4E2M1FN, scale = f8E4M3FN, block = 1x16>
+    ```
+  }];
+  let arguments = (ins NVFP4_BlockScaledTensor:$input);
+  let results = (outs NVFP4_CodesTensor:$codes, NVFP4_ScalesTensor:$scales,
+                      NVFP4_Amax:$amax);
+  let assemblyFormat = "$input attr-dict `:` qualified(type($input))";
+  let hasFolder = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// nvfp4.swizzle_scales
+//===----------------------------------------------------------------------===//
+
+def NVFP4_SwizzleScalesOp : NVFP4_Op<"swizzle_scales", [Pure]> {
+  let summary = "change the memory layout of a block-scaled tensor's scales";
+  let description = [{
+    Returns the same quantized tensor with its block scales rearranged into
+    the result type's layout; codes, block shape and amax are unchanged.
+    `linear -> swizzled_128x4` pads the scale matrix with zeros to a multiple
+    of 128 rows and 4 columns and permutes it into 512-byte atoms
+    (`offset(r, c) = ((r/128)*(C/4) + c/4)*512 + (r%32)*16 + ((r%128)/32)*4 +
+    c%4`), replicating 16x16-block scales into each of their 16 rows. The
+    inverse direction is accepted too.
+
+    Folds: a swizzle to the input's own layout is the input, and a chain of
+    swizzles collapses to one.
+
+    Constraints:
+
+    1. (C1) the result type equals the input type except for the layout.
+
+    Example:
+
+    ```mlir
+    %s = nvfp4.swizzle_scales %q
+        : !nvfp4.tensor<128x256xf4E2M1FN, scale = f8E4M3FN, block = 1x16>
+        -> !nvfp4.tensor<128x256xf4E2M1FN, scale = f8E4M3FN, block = 1x16,
+                         layout = swizzled_128x4>
+    ```
+  }];
+  let arguments = (ins NVFP4_BlockScaledTensor:$input);
+  let results = (outs NVFP4_BlockScaledTensor:$result);
+  let assemblyFormat = [{
+    $input attr-dict `:` qualified(type($input)) `->` qualified(type($result))
+  }];
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+#endif // NVFP4_DIALECT_NVFP4_IR_NVFP4OPS_TD

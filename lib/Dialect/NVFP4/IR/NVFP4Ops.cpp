@@ -1,0 +1,166 @@
+//===- NVFP4Ops.cpp - nvfp4 operation verifiers and folders --------------===//
+//
+// Part of the nvfp4 project.
+//
+// Each check carries the label of the constraint it enforces, as numbered in
+// the op's description in NVFP4Ops.td (`quantize_c2` is (C2) of
+// nvfp4.quantize); test/Dialect/NVFP4/invalid.mlir has a test per label.
+//
+//===----------------------------------------------------------------------===//
+
+#include "nvfp4/Dialect/NVFP4/IR/NVFP4Ops.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/OpImplementation.h"
+
+using namespace mlir;
+using namespace mlir::nvfp4;
+
+/// Prints a shape as `AxBxC` for diagnostics.
+static std::string formatShape(ArrayRef<int64_t> shape) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  llvm::interleave(shape, os, "x");
+  return text;
+}
+
+//===----------------------------------------------------------------------===//
+// QuantizeOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult QuantizeOp::verify() {
+  auto inputType = cast<RankedTensorType>(getInput().getType());
+  BlockScaledTensorType resultType = getResult().getType();
+  // quantize_c1
+  if (inputType.getShape() != resultType.getShape())
+    return emitOpError("input shape ")
+           << formatShape(inputType.getShape())
+           << " does not match result shape "
+           << formatShape(resultType.getShape());
+  // quantize_c2
+  if (getRounding() == RoundingMode::Stochastic && !getSeed())
+    return emitOpError("stochastic rounding requires a seed operand");
+  // quantize_c3
+  if (getRounding() != RoundingMode::Stochastic && getSeed())
+    return emitOpError("a seed is only meaningful with rounding<stochastic>");
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// DequantizeOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult DequantizeOp::verify() {
+  auto resultType = cast<RankedTensorType>(getResult().getType());
+  // dequantize_c1
+  if (getInput().getType().getShape() != resultType.getShape())
+    return emitOpError("input shape ")
+           << formatShape(getInput().getType().getShape())
+           << " does not match result shape "
+           << formatShape(resultType.getShape());
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// HadamardOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult HadamardOp::verify() {
+  auto inputType = cast<RankedTensorType>(getInput().getType());
+  // hadamard_c1
+  if (inputType.getRank() == 0 || inputType.isDynamicDim(inputType.getRank() - 1) ||
+      inputType.getShape().back() % kBlockSize != 0)
+    return emitOpError("last dimension must be static and a multiple of 16, "
+                       "got ")
+           << inputType;
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// ScaledMatmulOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult ScaledMatmulOp::verify() {
+  BlockScaledTensorType lhsType = getLhs().getType();
+  BlockScaledTensorType rhsType = getRhs().getType();
+  auto resultType = cast<RankedTensorType>(getResult().getType());
+  // scaled_matmul_c1
+  if (lhsType.getRank() != rhsType.getRank() ||
+      lhsType.getBatchShape() != rhsType.getBatchShape())
+    return emitOpError("lhs batch dimensions [")
+           << formatShape(lhsType.getBatchShape())
+           << "] do not match rhs batch dimensions ["
+           << formatShape(rhsType.getBatchShape()) << "]";
+  // scaled_matmul_c2
+  if (lhsType.getCols() != rhsType.getCols())
+    return emitOpError("contraction dimensions differ: lhs has K = ")
+           << lhsType.getCols() << ", rhs has K = " << rhsType.getCols();
+  // scaled_matmul_c3
+  SmallVector<int64_t> expected(lhsType.getBatchShape());
+  expected.push_back(lhsType.getRows());
+  expected.push_back(rhsType.getRows());
+  if (resultType.getShape() != ArrayRef<int64_t>(expected))
+    return emitOpError("result shape ")
+           << formatShape(resultType.getShape()) << " should be "
+           << formatShape(expected) << " (batch x M x N)";
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// PackOp / UnpackOp
+//===----------------------------------------------------------------------===//
+
+OpFoldResult PackOp::fold(FoldAdaptor) {
+  // pack(unpack(q)) is q: the parts are exactly the parts of q.
+  auto unpack = getCodes().getDefiningOp<UnpackOp>();
+  if (!unpack || getScales() != unpack.getScales() ||
+      getAmax() != unpack.getAmax() ||
+      unpack.getInput().getType() != getResult().getType())
+    return {};
+  return unpack.getInput();
+}
+
+LogicalResult UnpackOp::fold(FoldAdaptor,
+                             SmallVectorImpl<OpFoldResult> &results) {
+  // unpack(pack(c, s, a)) is (c, s, a).
+  auto pack = getInput().getDefiningOp<PackOp>();
+  if (!pack)
+    return failure();
+  results.push_back(pack.getCodes());
+  results.push_back(pack.getScales());
+  results.push_back(pack.getAmax());
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// SwizzleScalesOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult SwizzleScalesOp::verify() {
+  BlockScaledTensorType inputType = getInput().getType();
+  BlockScaledTensorType resultType = getResult().getType();
+  // swizzle_scales_c1
+  if (inputType.cloneWithLayout(resultType.getLayout()) != resultType)
+    return emitOpError("result type ")
+           << resultType << " may differ from input type " << inputType
+           << " only in its scale layout";
+  return success();
+}
+
+OpFoldResult SwizzleScalesOp::fold(FoldAdaptor) {
+  // Re-laying out to the same layout changes nothing.
+  if (getInput().getType() == getResult().getType())
+    return getInput();
+  // A chain of swizzles is one swizzle from the original layout; if that is
+  // the final layout already, the chain is the original value.
+  if (auto inner = getInput().getDefiningOp<SwizzleScalesOp>()) {
+    if (inner.getInput().getType() == getResult().getType())
+      return inner.getInput();
+    getInputMutable().assign(inner.getInput());
+    return getResult();
+  }
+  return {};
+}
+
+#define GET_OP_CLASSES
+#include "nvfp4/Dialect/NVFP4/IR/NVFP4Ops.cpp.inc"

@@ -1,0 +1,160 @@
+//===- NVFP4Types.cpp - the !nvfp4.tensor type ---------------------------===//
+//
+// Part of the nvfp4 project.
+//
+//===----------------------------------------------------------------------===//
+
+#include "nvfp4/Dialect/NVFP4/IR/NVFP4Dialect.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/DialectImplementation.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/TypeSwitch.h"
+#include "llvm/Support/MathExtras.h"
+
+using namespace mlir;
+using namespace mlir::nvfp4;
+
+#define GET_TYPEDEF_CLASSES
+#include "nvfp4/Dialect/NVFP4/IR/NVFP4Types.cpp.inc"
+
+void NVFP4Dialect::registerTypes() {
+  addTypes<
+#define GET_TYPEDEF_LIST
+#include "nvfp4/Dialect/NVFP4/IR/NVFP4Types.cpp.inc"
+      >();
+}
+
+//===----------------------------------------------------------------------===//
+// Verification
+//===----------------------------------------------------------------------===//
+
+LogicalResult
+BlockScaledTensorType::verify(function_ref<InFlightDiagnostic()> emitError,
+                              ArrayRef<int64_t> shape, Type elementType,
+                              Type scaleType, ArrayRef<int64_t> blockShape,
+                              ScaleLayout layout) {
+  // tensor_t1
+  if (shape.size() < 2)
+    return emitError() << "block-scaled tensor must have rank >= 2, got rank "
+                       << shape.size();
+  if (llvm::any_of(shape, [](int64_t d) { return d <= 0; }))
+    return emitError() << "block-scaled tensor dimensions must be static and "
+                          "positive";
+  // tensor_t2
+  if (!isa<Float4E2M1FNType>(elementType))
+    return emitError() << "block-scaled tensor element type must be f4E2M1FN, "
+                          "got "
+                       << elementType;
+  // tensor_t3
+  if (!isa<Float8E4M3FNType>(scaleType))
+    return emitError() << "block-scaled tensor scale type must be f8E4M3FN, got "
+                       << scaleType;
+  // tensor_t4
+  bool oneByBlock = blockShape.size() == 2 && blockShape[0] == 1 &&
+                    blockShape[1] == kBlockSize;
+  bool tileBlock = blockShape.size() == 2 && blockShape[0] == kBlockSize &&
+                   blockShape[1] == kBlockSize;
+  if (!oneByBlock && !tileBlock) {
+    InFlightDiagnostic diag = emitError()
+                              << "block shape must be 1x16 or 16x16, got ";
+    llvm::interleave(blockShape, diag, "x");
+    return diag;
+  }
+  // tensor_t5
+  int64_t rows = shape[shape.size() - 2], cols = shape.back();
+  if (cols % blockShape[1] != 0 || rows % blockShape[0] != 0)
+    return emitError() << "block " << blockShape[0] << "x" << blockShape[1]
+                       << " does not divide the trailing dimensions " << rows
+                       << "x" << cols;
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Derived types
+//===----------------------------------------------------------------------===//
+
+RankedTensorType BlockScaledTensorType::getCodesType() const {
+  return RankedTensorType::get(getShape(), getElementType());
+}
+
+RankedTensorType BlockScaledTensorType::getScalesType() const {
+  SmallVector<int64_t> scaleShape(getBatchShape());
+  int64_t scaleCols = getCols() / getBlockCols();
+  switch (getLayout()) {
+  case ScaleLayout::Linear:
+    scaleShape.push_back(getRows() / getBlockRows());
+    scaleShape.push_back(scaleCols);
+    break;
+  case ScaleLayout::Swizzled128x4:
+    // Tensor cores read one scale per row and 16-column block; a 16x16 tile
+    // scale is replicated into its 16 rows. The atom is 128 rows x 4 scales.
+    scaleShape.push_back(llvm::alignTo(getRows(), 128));
+    scaleShape.push_back(llvm::alignTo(scaleCols, 4));
+    break;
+  }
+  return RankedTensorType::get(scaleShape, getScaleType());
+}
+
+BlockScaledTensorType
+BlockScaledTensorType::cloneWithLayout(ScaleLayout layout) const {
+  return get(getContext(), getShape(), getElementType(), getScaleType(),
+             getBlockShape(), layout);
+}
+
+//===----------------------------------------------------------------------===//
+// Assembly format
+//
+//   !nvfp4.tensor<256x512xf4E2M1FN, scale = f8E4M3FN, block = 1x16
+//                 [, layout = swizzled_128x4]>
+//===----------------------------------------------------------------------===//
+
+Type BlockScaledTensorType::parse(AsmParser &parser) {
+  SmallVector<int64_t> shape, blockShape;
+  Type elementType, scaleType;
+  ScaleLayout layout = ScaleLayout::Linear;
+  llvm::SMLoc loc = parser.getCurrentLocation();
+  if (parser.parseLess() ||
+      parser.parseDimensionList(shape, /*allowDynamic=*/false,
+                                /*withTrailingX=*/true) ||
+      parser.parseType(elementType) || parser.parseComma() ||
+      parser.parseKeyword("scale") || parser.parseEqual() ||
+      parser.parseType(scaleType) || parser.parseComma() ||
+      parser.parseKeyword("block") || parser.parseEqual() ||
+      parser.parseDimensionList(blockShape, /*allowDynamic=*/false,
+                                /*withTrailingX=*/false))
+    return {};
+  if (succeeded(parser.parseOptionalComma())) {
+    StringRef layoutName;
+    llvm::SMLoc layoutLoc;
+    if (parser.parseKeyword("layout") || parser.parseEqual())
+      return {};
+    layoutLoc = parser.getCurrentLocation();
+    if (parser.parseKeyword(&layoutName))
+      return {};
+    std::optional<ScaleLayout> parsed = symbolizeScaleLayout(layoutName);
+    if (!parsed) {
+      parser.emitError(layoutLoc)
+          << "unknown scale layout '" << layoutName
+          << "' (expected linear or swizzled_128x4)";
+      return {};
+    }
+    layout = *parsed;
+  }
+  if (parser.parseGreater())
+    return {};
+  return parser.getChecked<BlockScaledTensorType>(
+      loc, parser.getContext(), shape, elementType, scaleType, blockShape,
+      layout);
+}
+
+void BlockScaledTensorType::print(AsmPrinter &printer) const {
+  printer << "<";
+  printer.printDimensionList(getShape());
+  printer << "x" << getElementType() << ", scale = " << getScaleType()
+          << ", block = ";
+  printer.printDimensionList(getBlockShape());
+  if (getLayout() != ScaleLayout::Linear)
+    printer << ", layout = " << stringifyScaleLayout(getLayout());
+  printer << ">";
+}

@@ -1,0 +1,337 @@
+// RUN: nvfp4-opt %s -split-input-file -verify-diagnostics
+
+// One test per verifier rule, named after the rule's label in NVFP4Ops.td /
+// NVFP4Types.td (e.g. @quantize_c2 is constraint (C2) of nvfp4.quantize).
+
+//===----------------------------------------------------------------------===//
+// !nvfp4.tensor
+//===----------------------------------------------------------------------===//
+
+// expected-error @+1 {{block-scaled tensor must have rank >= 2, got rank 1}}
+func.func @tensor_t1_rank(%q: !nvfp4.tensor<256xf4E2M1FN, scale = f8E4M3FN, block = 1x16>)
+
+// -----
+
+// expected-error @+1 {{block-scaled tensor dimensions must be static and positive}}
+func.func @tensor_t1_positive(%q: !nvfp4.tensor<0x32xf4E2M1FN, scale = f8E4M3FN, block = 1x16>)
+
+// -----
+
+// expected-error @+1 {{expected static shape}}
+func.func @tensor_t1_static(%q: !nvfp4.tensor<?x32xf4E2M1FN, scale = f8E4M3FN, block = 1x16>)
+
+// -----
+
+// expected-error @+1 {{block-scaled tensor element type must be f4E2M1FN, got 'f8E4M3FN'}}
+func.func @tensor_t2(%q: !nvfp4.tensor<16x32xf8E4M3FN, scale = f8E4M3FN, block = 1x16>)
+
+// -----
+
+// expected-error @+1 {{block-scaled tensor scale type must be f8E4M3FN, got 'f8E8M0FNU'}}
+func.func @tensor_t3(%q: !nvfp4.tensor<16x32xf4E2M1FN, scale = f8E8M0FNU, block = 1x16>)
+
+// -----
+
+// expected-error @+1 {{block shape must be 1x16 or 16x16, got 1x32}}
+func.func @tensor_t4(%q: !nvfp4.tensor<16x64xf4E2M1FN, scale = f8E4M3FN, block = 1x32>)
+
+// -----
+
+// expected-error @+1 {{block 1x16 does not divide the trailing dimensions 16x40}}
+func.func @tensor_t5_cols(%q: !nvfp4.tensor<16x40xf4E2M1FN, scale = f8E4M3FN, block = 1x16>)
+
+// -----
+
+// expected-error @+1 {{block 16x16 does not divide the trailing dimensions 24x32}}
+func.func @tensor_t5_rows(%q: !nvfp4.tensor<24x32xf4E2M1FN, scale = f8E4M3FN, block = 16x16>)
+
+// -----
+
+// expected-error @+1 {{unknown scale layout 'tiled' (expected linear or swizzled_128x4)}}
+func.func @tensor_layout_unknown(%q: !nvfp4.tensor<16x32xf4E2M1FN, scale = f8E4M3FN, block = 1x16, layout = tiled>)
+
+//===----------------------------------------------------------------------===//
+// nvfp4.amax
+//===----------------------------------------------------------------------===//
+
+// -----
+
+func.func @amax_c1(%x: tensor<16x32xi8>) -> f32 {
+  // expected-error @+1 {{'nvfp4.amax' op operand #0 must be ranked tensor of bfloat16 type or 16-bit float or 32-bit float values, but got 'tensor<16x32xi8>'}}
+  %0 = nvfp4.amax %x : tensor<16x32xi8>
+  return %0 : f32
+}
+
+//===----------------------------------------------------------------------===//
+// nvfp4.quantize
+//===----------------------------------------------------------------------===//
+
+// -----
+
+func.func @quantize_c1(%x: tensor<16x64xbf16>) {
+  // expected-error @+1 {{'nvfp4.quantize' op input shape 16x64 does not match result shape 16x32}}
+  %0 = nvfp4.quantize %x : tensor<16x64xbf16>
+      -> !nvfp4.tensor<16x32xf4E2M1FN, scale = f8E4M3FN, block = 1x16>
+  return
+}
+
+// -----
+
+func.func @quantize_c2(%x: tensor<16x32xbf16>) {
+  // expected-error @+1 {{'nvfp4.quantize' op stochastic rounding requires a seed operand}}
+  %0 = nvfp4.quantize %x rounding<stochastic> : tensor<16x32xbf16>
+      -> !nvfp4.tensor<16x32xf4E2M1FN, scale = f8E4M3FN, block = 1x16>
+  return
+}
+
+// -----
+
+func.func @quantize_c3(%x: tensor<16x32xbf16>, %s: i64) {
+  // expected-error @+1 {{'nvfp4.quantize' op a seed is only meaningful with rounding<stochastic>}}
+  %0 = nvfp4.quantize %x seed(%s) : tensor<16x32xbf16>
+      -> !nvfp4.tensor<16x32xf4E2M1FN, scale = f8E4M3FN, block = 1x16>
+  return
+}
+
+// -----
+
+func.func @quantize_input_element_type(%x: tensor<16x32xi32>) {
+  // expected-error @+1 {{'nvfp4.quantize' op operand #0 must be ranked tensor of bfloat16 type or 16-bit float or 32-bit float values, but got 'tensor<16x32xi32>'}}
+  %0 = nvfp4.quantize %x : tensor<16x32xi32>
+      -> !nvfp4.tensor<16x32xf4E2M1FN, scale = f8E4M3FN, block = 1x16>
+  return
+}
+
+// -----
+
+func.func @quantize_seed_type(%x: tensor<16x32xbf16>, %s: i32) {
+  // expected-error @+1 {{'nvfp4.quantize' op operand #1 must be 64-bit stochastic-rounding seed, but got 'i32'}}
+  %0 = "nvfp4.quantize"(%x, %s) <{operandSegmentSizes = array<i32: 1, 0, 1>, rounding = #nvfp4.rounding<stochastic>}>
+      : (tensor<16x32xbf16>, i32) -> !nvfp4.tensor<16x32xf4E2M1FN, scale = f8E4M3FN, block = 1x16>
+  return
+}
+
+// -----
+
+func.func @quantize_unknown_rounding(%x: tensor<16x32xbf16>) {
+  // expected-error @+2 {{expected ::mlir::nvfp4::RoundingMode to be one of: nearest_even, stochastic}}
+  // expected-error @+1 {{failed to parse NVFP4_RoundingModeAttr parameter 'value'}}
+  %0 = nvfp4.quantize %x rounding<truncate> : tensor<16x32xbf16>
+      -> !nvfp4.tensor<16x32xf4E2M1FN, scale = f8E4M3FN, block = 1x16>
+  return
+}
+
+//===----------------------------------------------------------------------===//
+// nvfp4.dequantize
+//===----------------------------------------------------------------------===//
+
+// -----
+
+func.func @dequantize_c1(%q: !nvfp4.tensor<16x32xf4E2M1FN, scale = f8E4M3FN, block = 1x16>) {
+  // expected-error @+1 {{'nvfp4.dequantize' op input shape 16x32 does not match result shape 32x16}}
+  %0 = nvfp4.dequantize %q : !nvfp4.tensor<16x32xf4E2M1FN, scale = f8E4M3FN, block = 1x16>
+      -> tensor<32x16xbf16>
+  return
+}
+
+//===----------------------------------------------------------------------===//
+// nvfp4.hadamard
+//===----------------------------------------------------------------------===//
+
+// -----
+
+func.func @hadamard_c1(%x: tensor<16x24xbf16>) {
+  // expected-error @+1 {{'nvfp4.hadamard' op last dimension must be static and a multiple of 16, got 'tensor<16x24xbf16>'}}
+  %0 = nvfp4.hadamard %x : tensor<16x24xbf16>
+  return
+}
+
+// -----
+
+func.func @hadamard_c1_dynamic(%x: tensor<16x?xbf16>) {
+  // expected-error @+1 {{'nvfp4.hadamard' op last dimension must be static and a multiple of 16, got 'tensor<16x?xbf16>'}}
+  %0 = nvfp4.hadamard %x : tensor<16x?xbf16>
+  return
+}
+
+// -----
+
+func.func @hadamard_c2(%x: tensor<16x32xf32>) {
+  // expected-error @+1 {{'nvfp4.hadamard' op operand #0 must be ranked tensor of bfloat16 type values, but got 'tensor<16x32xf32>'}}
+  %0 = nvfp4.hadamard %x : tensor<16x32xf32>
+  return
+}
+
+// -----
+
+func.func @hadamard_sign_mask_range(%x: tensor<16x32xbf16>) {
+  // expected-error @+1 {{attribute 'sign_mask' failed to satisfy constraint: 16-bit sign mask of the Random Hadamard Transform}}
+  %0 = nvfp4.hadamard %x {sign_mask = 65536 : i32} : tensor<16x32xbf16>
+  return
+}
+
+//===----------------------------------------------------------------------===//
+// nvfp4.scaled_matmul
+//===----------------------------------------------------------------------===//
+
+// -----
+
+func.func @scaled_matmul_c1(%a: !nvfp4.tensor<2x16x32xf4E2M1FN, scale = f8E4M3FN, block = 1x16>,
+                            %b: !nvfp4.tensor<3x16x32xf4E2M1FN, scale = f8E4M3FN, block = 1x16>) {
+  // expected-error @+1 {{'nvfp4.scaled_matmul' op lhs batch dimensions [2] do not match rhs batch dimensions [3]}}
+  %0 = nvfp4.scaled_matmul %a, %b
+      : !nvfp4.tensor<2x16x32xf4E2M1FN, scale = f8E4M3FN, block = 1x16>,
+        !nvfp4.tensor<3x16x32xf4E2M1FN, scale = f8E4M3FN, block = 1x16> -> tensor<2x16x16xf32>
+  return
+}
+
+// -----
+
+func.func @scaled_matmul_c2(%a: !nvfp4.tensor<16x32xf4E2M1FN, scale = f8E4M3FN, block = 1x16>,
+                            %b: !nvfp4.tensor<16x64xf4E2M1FN, scale = f8E4M3FN, block = 1x16>) {
+  // expected-error @+1 {{'nvfp4.scaled_matmul' op contraction dimensions differ: lhs has K = 32, rhs has K = 64}}
+  %0 = nvfp4.scaled_matmul %a, %b
+      : !nvfp4.tensor<16x32xf4E2M1FN, scale = f8E4M3FN, block = 1x16>,
+        !nvfp4.tensor<16x64xf4E2M1FN, scale = f8E4M3FN, block = 1x16> -> tensor<16x16xf32>
+  return
+}
+
+// -----
+
+func.func @scaled_matmul_c3(%a: !nvfp4.tensor<16x32xf4E2M1FN, scale = f8E4M3FN, block = 1x16>,
+                            %b: !nvfp4.tensor<48x32xf4E2M1FN, scale = f8E4M3FN, block = 1x16>) {
+  // expected-error @+1 {{'nvfp4.scaled_matmul' op result shape 48x16 should be 16x48 (batch x M x N)}}
+  %0 = nvfp4.scaled_matmul %a, %b
+      : !nvfp4.tensor<16x32xf4E2M1FN, scale = f8E4M3FN, block = 1x16>,
+        !nvfp4.tensor<48x32xf4E2M1FN, scale = f8E4M3FN, block = 1x16> -> tensor<48x16xf32>
+  return
+}
+
+// -----
+
+func.func @scaled_matmul_result_element_type(%a: !nvfp4.tensor<16x32xf4E2M1FN, scale = f8E4M3FN, block = 1x16>) {
+  // expected-error @+1 {{'nvfp4.scaled_matmul' op result #0 must be ranked tensor of bfloat16 type or 16-bit float or 32-bit float values, but got 'tensor<16x16xi32>'}}
+  %0 = nvfp4.scaled_matmul %a, %a
+      : !nvfp4.tensor<16x32xf4E2M1FN, scale = f8E4M3FN, block = 1x16>,
+        !nvfp4.tensor<16x32xf4E2M1FN, scale = f8E4M3FN, block = 1x16> -> tensor<16x16xi32>
+  return
+}
+
+//===----------------------------------------------------------------------===//
+// nvfp4.pack / nvfp4.unpack
+//===----------------------------------------------------------------------===//
+
+// -----
+
+func.func @pack_c1(%c: tensor<16x64xf4E2M1FN>, %s: tensor<16x2xf8E4M3FN>, %a: f32) {
+  // expected-error @+1 {{'nvfp4.pack' op failed to verify that codes type matches the result's codes type}}
+  %0 = "nvfp4.pack"(%c, %s, %a) : (tensor<16x64xf4E2M1FN>, tensor<16x2xf8E4M3FN>, f32)
+      -> !nvfp4.tensor<16x32xf4E2M1FN, scale = f8E4M3FN, block = 1x16>
+  return
+}
+
+// -----
+
+func.func @pack_c2(%c: tensor<16x32xf4E2M1FN>, %s: tensor<16x4xf8E4M3FN>, %a: f32) {
+  // expected-error @+1 {{'nvfp4.pack' op failed to verify that scales type matches the result's scales type}}
+  %0 = "nvfp4.pack"(%c, %s, %a) : (tensor<16x32xf4E2M1FN>, tensor<16x4xf8E4M3FN>, f32)
+      -> !nvfp4.tensor<16x32xf4E2M1FN, scale = f8E4M3FN, block = 1x16>
+  return
+}
+
+// -----
+
+func.func @unpack_c1(%q: !nvfp4.tensor<16x32xf4E2M1FN, scale = f8E4M3FN, block = 1x16>) {
+  // expected-error @+1 {{'nvfp4.unpack' op failed to verify that codes type matches the input's codes type}}
+  %c, %s, %a = "nvfp4.unpack"(%q) : (!nvfp4.tensor<16x32xf4E2M1FN, scale = f8E4M3FN, block = 1x16>)
+      -> (tensor<32x16xf4E2M1FN>, tensor<16x2xf8E4M3FN>, f32)
+  return
+}
+
+// -----
+
+func.func @unpack_c2(%q: !nvfp4.tensor<16x32xf4E2M1FN, scale = f8E4M3FN, block = 1x16, layout = swizzled_128x4>) {
+  // expected-error @+1 {{'nvfp4.unpack' op failed to verify that scales type matches the input's scales type}}
+  %c, %s, %a = "nvfp4.unpack"(%q) : (!nvfp4.tensor<16x32xf4E2M1FN, scale = f8E4M3FN, block = 1x16, layout = swizzled_128x4>)
+      -> (tensor<16x32xf4E2M1FN>, tensor<16x2xf8E4M3FN>, f32)
+  return
+}
+
+//===----------------------------------------------------------------------===//
+// nvfp4.swizzle_scales
+//===----------------------------------------------------------------------===//
+
+// -----
+
+func.func @swizzle_scales_c1(%q: !nvfp4.tensor<32x32xf4E2M1FN, scale = f8E4M3FN, block = 1x16>) {
+  // expected-error @+1 {{'nvfp4.swizzle_scales' op result type '!nvfp4.tensor<32x32xf4E2M1FN, scale = f8E4M3FN, block = 16x16, layout = swizzled_128x4>' may differ from input type '!nvfp4.tensor<32x32xf4E2M1FN, scale = f8E4M3FN, block = 1x16>' only in its scale layout}}
+  %0 = nvfp4.swizzle_scales %q : !nvfp4.tensor<32x32xf4E2M1FN, scale = f8E4M3FN, block = 1x16>
+      -> !nvfp4.tensor<32x32xf4E2M1FN, scale = f8E4M3FN, block = 16x16, layout = swizzled_128x4>
+  return
+}
+
+//===----------------------------------------------------------------------===//
+// Model annotations (verified by the dialect on any op / function argument)
+//===----------------------------------------------------------------------===//
+
+// -----
+
+func.func @annotation_layer_negative(%x: tensor<16x32xbf16>, %w: tensor<32x16xbf16>, %o: tensor<16x16xf32>) -> tensor<16x16xf32> {
+  // expected-error @+1 {{'nvfp4.layer' must be a non-negative integer (the 0-based transformer block index), got -1 : i64}}
+  %0 = linalg.matmul {nvfp4.layer = -1 : i64} ins(%x, %w : tensor<16x32xbf16>, tensor<32x16xbf16>) outs(%o : tensor<16x16xf32>) -> tensor<16x16xf32>
+  return %0 : tensor<16x16xf32>
+}
+
+// -----
+
+func.func @annotation_kind_empty(%x: tensor<16x32xbf16>, %w: tensor<32x16xbf16>, %o: tensor<16x16xf32>) -> tensor<16x16xf32> {
+  // expected-error @+1 {{'nvfp4.kind' must be a non-empty string such as "attention" or "ffn", got ""}}
+  %0 = linalg.matmul {nvfp4.kind = ""} ins(%x, %w : tensor<16x32xbf16>, tensor<32x16xbf16>) outs(%o : tensor<16x16xf32>) -> tensor<16x16xf32>
+  return %0 : tensor<16x16xf32>
+}
+
+// -----
+
+func.func @annotation_role_unknown(%x: tensor<16x32xbf16>, %w: tensor<32x16xbf16>, %o: tensor<16x16xf32>) -> tensor<16x16xf32> {
+  // expected-error @+1 {{'nvfp4.role' must be one of "fprop", "dgrad", "wgrad", got "backward"}}
+  %0 = linalg.matmul {nvfp4.role = "backward"} ins(%x, %w : tensor<16x32xbf16>, tensor<32x16xbf16>) outs(%o : tensor<16x16xf32>) -> tensor<16x16xf32>
+  return %0 : tensor<16x16xf32>
+}
+
+// -----
+
+func.func @annotation_precision_unknown(%x: tensor<16x32xbf16>, %w: tensor<32x16xbf16>, %o: tensor<16x16xf32>) -> tensor<16x16xf32> {
+  // expected-error @+1 {{'nvfp4.precision' must be one of "nvfp4", "fp8", "bf16", got "int4"}}
+  %0 = linalg.matmul {nvfp4.precision = "int4"} ins(%x, %w : tensor<16x32xbf16>, tensor<32x16xbf16>) outs(%o : tensor<16x16xf32>) -> tensor<16x16xf32>
+  return %0 : tensor<16x16xf32>
+}
+
+// -----
+
+func.func @annotation_weight_on_op(%x: tensor<16x32xbf16>, %w: tensor<32x16xbf16>, %o: tensor<16x16xf32>) -> tensor<16x16xf32> {
+  // expected-error @+1 {{'nvfp4.weight' belongs on function arguments, not on operations}}
+  %0 = linalg.matmul {nvfp4.weight} ins(%x, %w : tensor<16x32xbf16>, tensor<32x16xbf16>) outs(%o : tensor<16x16xf32>) -> tensor<16x16xf32>
+  return %0 : tensor<16x16xf32>
+}
+
+// -----
+
+func.func @annotation_unknown(%x: tensor<16x32xbf16>, %w: tensor<32x16xbf16>, %o: tensor<16x16xf32>) -> tensor<16x16xf32> {
+  // expected-error @+1 {{unknown nvfp4 annotation 'nvfp4.precison' (expected nvfp4.layer, nvfp4.kind, nvfp4.role or nvfp4.precision)}}
+  %0 = linalg.matmul {nvfp4.precison = "bf16"} ins(%x, %w : tensor<16x32xbf16>, tensor<32x16xbf16>) outs(%o : tensor<16x16xf32>) -> tensor<16x16xf32>
+  return %0 : tensor<16x16xf32>
+}
+
+// -----
+
+// expected-error @+1 {{'nvfp4.weight' is a unit attribute, got true}}
+func.func @annotation_weight_not_unit(%w: tensor<32x16xbf16> {nvfp4.weight = true}) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{unknown nvfp4 argument annotation 'nvfp4.layer' (expected nvfp4.weight)}}
+func.func @annotation_argument_unknown(%w: tensor<32x16xbf16> {nvfp4.layer = 1 : i64}) {
+  return
+}

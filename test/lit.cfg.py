@@ -1,0 +1,52 @@
+# -*- Python -*-
+# lit configuration for the nvfp4 FileCheck tests.
+
+import os
+import shutil
+
+import lit.formats
+from lit.llvm import llvm_config
+
+config.name = "nvfp4"
+config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
+config.suffixes = [".mlir", ".py", ".test"]
+config.excludes = ["lit.cfg.py", "lit.site.cfg.py", "Inputs"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.nvfp4_obj_root, "test")
+
+config.substitutions.append(("%PATH%", config.environment["PATH"]))
+config.substitutions.append(("%nvfp4_src_root", config.nvfp4_src_root))
+config.substitutions.append(("%nvfp4_lib_dir", config.nvfp4_lib_dir))
+config.substitutions.append(("%mlir_lib_dir", config.mlir_lib_dir))
+
+llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
+llvm_config.use_default_substitutions()
+
+# Our tools first, then LLVM's (FileCheck, not, mlir-opt, mlir-runner...).
+llvm_config.with_environment("PATH", config.nvfp4_tools_dir, append_path=True)
+llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
+tool_dirs = [config.nvfp4_tools_dir, config.llvm_tools_dir]
+llvm_config.add_tool_substitutions(
+    ["nvfp4-opt", "mlir-opt", "mlir-runner", "mlir-translate", "llc"], tool_dirs
+)
+
+# Python module tests run Debian's interpreter (the one with numpy) on the
+# package built into build/python_packages.
+if config.nvfp4_python_enabled and os.path.exists(config.python_executable):
+    config.available_features.add("python-nvfp4")
+    config.environment["PYTHONPATH"] = os.path.join(
+        config.nvfp4_obj_root, "python_packages"
+    )
+config.substitutions.append(("%PYTHON", config.python_executable))
+
+# CUDA's ptxas is optional: tests that assemble PTX say `REQUIRES: ptxas`.
+ptxas = shutil.which("ptxas") or (
+    "/usr/local/cuda/bin/ptxas"
+    if os.path.exists("/usr/local/cuda/bin/ptxas")
+    else None
+)
+if ptxas:
+    config.available_features.add("ptxas")
+    config.substitutions.append(("%ptxas", ptxas))
+
+# Tests that need a GPU live in integration_test/ and are gated there.
