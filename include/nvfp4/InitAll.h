@@ -22,12 +22,17 @@ namespace nvfp4 {
 /// needs to parse and build nvfp4 IR.
 void registerNVFP4Dialect(DialectRegistry &registry);
 
-/// Adds the upstream dialects the nvfp4 pipelines produce or consume (func,
-/// arith, math, linalg, tensor, memref, bufferization, scf, vector, gpu,
-/// nvgpu, nvvm, llvm and their helpers), the external interface models they
-/// rely on (bufferization, inlining, convert-to-llvm, the NVVM target) and
-/// the LLVM IR translations needed to serialize GPU modules.
+/// Adds the upstream dialects (all of them, so that model IR from any
+/// frontend parses; the pipelines use func, arith, math, linalg, tensor,
+/// memref, bufferization, scf, vector, gpu, nvgpu, nvvm and llvm), the
+/// external interface models they rely on (bufferization, inlining,
+/// convert-to-llvm, the NVVM target) and the LLVM IR translations needed to
+/// serialize GPU modules.
 void registerUpstreamDependencies(DialectRegistry &registry);
+
+/// Registers the nvfp4 passes (conversions) and pipelines with the global
+/// pass registry, for `--pass-pipeline` parsing in tools.
+void registerNVFP4Passes();
 
 /// registerNVFP4Dialect + registerUpstreamDependencies: what nvfp4-opt and
 /// nvfp4-compile load.

@@ -16,6 +16,7 @@
 
 int main(int argc, char **argv) {
   mlir::registerAllPasses();
+  mlir::nvfp4::registerNVFP4Passes();
 
   mlir::DialectRegistry registry;
   mlir::nvfp4::registerAllNVFP4Dependencies(registry);

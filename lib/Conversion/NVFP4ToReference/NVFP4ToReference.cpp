@@ -1,0 +1,86 @@
+//===- NVFP4ToReference.cpp - the convert-nvfp4-to-reference pass --------===//
+//
+// Part of the nvfp4 project.
+//
+//===----------------------------------------------------------------------===//
+
+#include "nvfp4/Conversion/NVFP4ToReference/NVFP4ToReference.h"
+#include "nvfp4/Conversion/Passes.h"
+#include "nvfp4/Dialect/NVFP4/IR/NVFP4Ops.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Func/Transforms/FuncConversions.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/Transforms/Patterns.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+
+namespace mlir {
+namespace nvfp4 {
+#define GEN_PASS_DEF_CONVERTNVFP4TOREFERENCE
+#include "nvfp4/Conversion/Passes.h.inc"
+} // namespace nvfp4
+} // namespace mlir
+
+using namespace mlir;
+using namespace mlir::nvfp4;
+
+ReferenceTypeConverter::ReferenceTypeConverter() {
+  addConversion([](Type type) { return type; });
+  addConversion([](BlockScaledTensorType type,
+                   SmallVectorImpl<Type> &results) -> LogicalResult {
+    MLIRContext *ctx = type.getContext();
+    auto i8 = IntegerType::get(ctx, 8);
+    results.push_back(RankedTensorType::get(type.getShape(), i8));
+    results.push_back(RankedTensorType::get(type.getScalesType().getShape(), i8));
+    results.push_back(Float32Type::get(ctx));
+    return success();
+  });
+}
+
+void mlir::nvfp4::populateNVFP4ToReferencePatterns(
+    const TypeConverter &converter, RewritePatternSet &patterns) {
+  populateQuantizeToReferencePatterns(converter, patterns);
+  populateMatmulToReferencePatterns(converter, patterns);
+  populatePackingToReferencePatterns(converter, patterns);
+}
+
+namespace {
+struct ConvertNVFP4ToReferencePass
+    : public mlir::nvfp4::impl::ConvertNVFP4ToReferenceBase<ConvertNVFP4ToReferencePass> {
+  void runOnOperation() override {
+    MLIRContext *ctx = &getContext();
+    ReferenceTypeConverter converter;
+    RewritePatternSet patterns(ctx);
+    populateNVFP4ToReferencePatterns(converter, patterns);
+
+    // Block-scaled values crossing function, call, return and scf
+    // boundaries become their three parts.
+    ConversionTarget target(*ctx);
+    target.addIllegalDialect<NVFP4Dialect>();
+    target.addLegalDialect<arith::ArithDialect, bufferization::BufferizationDialect,
+                           linalg::LinalgDialect, math::MathDialect,
+                           tensor::TensorDialect>();
+    populateFunctionOpInterfaceTypeConversionPattern<func::FuncOp>(patterns,
+                                                                   converter);
+    populateCallOpTypeConversionPattern(patterns, converter);
+    populateReturnOpTypeConversionPattern(patterns, converter);
+    target.addDynamicallyLegalOp<func::FuncOp>([&](func::FuncOp op) {
+      return converter.isSignatureLegal(op.getFunctionType()) &&
+             converter.isLegal(&op.getBody());
+    });
+    target.addDynamicallyLegalOp<func::CallOp, func::ReturnOp>(
+        [&](Operation *op) { return converter.isLegal(op); });
+    scf::populateSCFStructuralTypeConversionsAndLegality(converter, patterns,
+                                                         target);
+    target.markUnknownOpDynamicallyLegal(
+        [&](Operation *op) { return converter.isLegal(op); });
+
+    if (failed(applyPartialConversion(getOperation(), target,
+                                      std::move(patterns))))
+      signalPassFailure();
+  }
+};
+} // namespace

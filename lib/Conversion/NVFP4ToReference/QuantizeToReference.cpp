@@ -1,0 +1,276 @@
+//===- QuantizeToReference.cpp - amax, quantize, hadamard -----------------===//
+//
+// Part of the nvfp4 project.
+//
+// Lowers the ops that produce NVFP4 data to tensor code that reproduces
+// lib/Numerics bit for bit: nvfp4.amax (computeAmax), nvfp4.quantize
+// (quantize, with stochastic rounding) and nvfp4.hadamard
+// (hadamardTransform).
+//
+//===----------------------------------------------------------------------===//
+
+#include "ReferenceBuilders.h"
+#include "nvfp4/Conversion/NVFP4ToReference/NVFP4ToReference.h"
+#include "nvfp4/Dialect/NVFP4/IR/NVFP4Ops.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+
+#include <limits>
+
+using namespace mlir;
+using namespace mlir::nvfp4;
+using namespace mlir::nvfp4::reference;
+
+static constexpr float kFloatMax = std::numeric_limits<float>::max();
+
+/// Product of the leading dimensions: the rows of the [rows, cols] matrix a
+/// tensor is quantized as (blocks never cross rows).
+static int64_t flatRows(ArrayRef<int64_t> shape) {
+  int64_t rows = 1;
+  for (int64_t d : shape.drop_back())
+    rows *= d;
+  return rows;
+}
+
+/// The amax of a whole tensor as an f32 scalar.
+static Value tensorAmax(OpBuilder &b, Location loc, Value input) {
+  auto type = cast<RankedTensorType>(input.getType());
+  SmallVector<int64_t> all;
+  for (int64_t d = 0; d < type.getRank(); ++d)
+    all.push_back(d);
+  Value reduced = reduceAmax(b, loc, input, all);
+  return tensor::ExtractOp::create(b, loc, reduced, ValueRange{});
+}
+
+namespace {
+
+//===----------------------------------------------------------------------===//
+// nvfp4.amax
+//===----------------------------------------------------------------------===//
+
+struct AmaxOpLowering : OpConversionPattern<AmaxOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(AmaxOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOp(op, tensorAmax(rewriter, op.getLoc(), adaptor.getInput()));
+    return success();
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// nvfp4.quantize
+//===----------------------------------------------------------------------===//
+
+/// Per-tensor factors of NUMERICS.md section 2 (computeTensorScale).
+struct TensorScale {
+  Value decode;          // S_dec = 1 / S_enc
+  Value blockMultiplier; // S_enc * fp32(1/6)
+};
+
+static TensorScale buildTensorScale(ScalarBuilder &s, OpBuilder &b,
+                                    Location loc, Value amax) {
+  Value encode = s.stdMin(arith::DivFOp::create(b, loc, s.f32(2688.0f), amax),
+                          s.f32(kFloatMax));
+  auto eq = [&](Value lhs, Value rhs) {
+    return arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, lhs, rhs);
+  };
+  // amax == 0 (zero tensor), amax == inf and an underflowing quotient fall
+  // back to S_enc = 1, as TransformerEngine does.
+  Value useOne = arith::OrIOp::create(
+      b, loc,
+      arith::OrIOp::create(b, loc, eq(amax, s.f32(0.0f)),
+                           eq(math::AbsFOp::create(b, loc, amax),
+                              s.f32(std::numeric_limits<float>::infinity()))),
+      eq(encode, s.f32(0.0f)));
+  encode = arith::SelectOp::create(b, loc, useOne, s.f32(1.0f), encode);
+  Value decode = arith::DivFOp::create(b, loc, s.f32(1.0f), encode);
+  // fp32(1/6) is folded into S_enc first: the order changes bits.
+  Value multiplier =
+      arith::MulFOp::create(b, loc, encode, s.f32(1.0f / 6.0f));
+  return {decode, multiplier};
+}
+
+/// The 8 random bits of lane `lane` (0..15) of Philox group `group` under
+/// `seed`: word lane / 4, byte lane % 4.
+static Value randomByte(ScalarBuilder &s, OpBuilder &b, Location loc,
+                        Value seed, Value group, Value lane) {
+  auto i32 = b.getI32Type();
+  auto low32 = [&](Value v64) { return arith::TruncIOp::create(b, loc, i32, v64); };
+  auto high32 = [&](Value v64) {
+    return low32(arith::ShRUIOp::create(b, loc, v64, s.i64(32)));
+  };
+  std::array<Value, 4> words =
+      s.philox({low32(group), high32(group), s.i32(0), s.i32(0)},
+               {low32(seed), high32(seed)});
+  Value lane32 = arith::IndexCastUIOp::create(b, loc, i32, lane);
+  Value wordIndex = arith::ShRUIOp::create(b, loc, lane32, s.i32(2));
+  Value word = words[3];
+  for (int w = 2; w >= 0; --w) {
+    Value isW = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                      wordIndex, s.i32(w));
+    word = arith::SelectOp::create(b, loc, isW, words[w], word);
+  }
+  Value shift = arith::ShLIOp::create(
+      b, loc, arith::AndIOp::create(b, loc, lane32, s.i32(3)), s.i32(3));
+  return arith::AndIOp::create(
+      b, loc, arith::ShRUIOp::create(b, loc, word, shift), s.i32(0xFF));
+}
+
+struct QuantizeOpLowering : OpConversionPattern<QuantizeOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(QuantizeOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    BlockScaledTensorType type = op.getResult().getType();
+    Value input = adaptor.getInput().front();
+    ScalarBuilder s(rewriter, loc);
+    MLIRContext *ctx = rewriter.getContext();
+
+    int64_t rows = flatRows(type.getShape()), cols = type.getCols();
+    int64_t blockRows = type.getBlockRows();
+    int64_t rowBlocks = rows / blockRows, colBlocks = cols / kBlockSize;
+    // [row blocks, rows per block, column blocks, 16]: a block is the
+    // sub-tensor at fixed (dim 0, dim 2).
+    Value blocked = reshape(rewriter, loc, input,
+                            {rowBlocks, blockRows, colBlocks, kBlockSize});
+
+    Value amax = adaptor.getAmax().empty()
+                     ? tensorAmax(rewriter, loc, blocked)
+                     : adaptor.getAmax().front();
+    TensorScale scale = buildTensorScale(s, rewriter, loc, amax);
+
+    // Block scales and encode factors.
+    Value blockAmax = reduceAmax(rewriter, loc, blocked, {1, 3});
+    AffineMap id2 = AffineMap::getMultiDimIdentityMap(2, ctx);
+    auto parallel = utils::IteratorType::parallel;
+    SmallVector<Value> perBlock = buildGeneric(
+        rewriter, loc, blockAmax,
+        {emptyTensor(rewriter, loc, {rowBlocks, colBlocks}, rewriter.getI8Type()),
+         emptyTensor(rewriter, loc, {rowBlocks, colBlocks}, rewriter.getF32Type())},
+        {id2, id2, id2}, {parallel, parallel},
+        [&](OpBuilder &b, Location l, ValueRange args) -> SmallVector<Value> {
+          ScalarBuilder bs(b, l);
+          Value scaled = bs.stdMin(
+              arith::MulFOp::create(b, l, args[0], scale.blockMultiplier),
+              bs.f32(448.0f));
+          auto [code, value] = bs.roundToE4M3(scaled);
+          // A zero scale gives 1/0 = inf, clamped so that zeros stay zeros
+          // instead of becoming 0 * inf = NaN.
+          Value encode = bs.stdMin(
+              arith::DivFOp::create(
+                  b, l, bs.f32(1.0f),
+                  arith::MulFOp::create(b, l, value, scale.decode)),
+              bs.f32(kFloatMax));
+          return {code, encode};
+        });
+
+    // Elements: scale by the block's encode factor, round to E2M1.
+    AffineExpr d0, d1, d2, d3;
+    bindDims(ctx, d0, d1, d2, d3);
+    AffineMap id4 = AffineMap::getMultiDimIdentityMap(4, ctx);
+    AffineMap blockOf = AffineMap::get(4, 0, {d0, d2}, ctx);
+    Value seed = adaptor.getSeed().empty() ? Value() : adaptor.getSeed().front();
+    Value codes = buildGeneric(
+        rewriter, loc, {blocked, perBlock[1]},
+        emptyTensor(rewriter, loc, {rowBlocks, blockRows, colBlocks, kBlockSize}, rewriter.getI8Type()),
+        {id4, blockOf, id4}, {parallel, parallel, parallel, parallel},
+        [&](OpBuilder &b, Location l, ValueRange args) -> SmallVector<Value> {
+          ScalarBuilder bs(b, l);
+          Value scaled = arith::MulFOp::create(b, l, bs.toF32(args[0]), args[1]);
+          if (!seed)
+            return {bs.encodeE2M1(scaled)};
+          // Philox group = linear element index / 16 = row * colBlocks +
+          // column block, since rows are whole groups.
+          auto index = [&](int64_t dim) {
+            return arith::IndexCastUIOp::create(
+                b, l, b.getI64Type(), linalg::IndexOp::create(b, l, dim));
+          };
+          Value row = arith::AddIOp::create(
+              b, l, arith::MulIOp::create(b, l, index(0), bs.i64(blockRows)),
+              index(1));
+          Value group = arith::AddIOp::create(
+              b, l, arith::MulIOp::create(b, l, row, bs.i64(colBlocks)),
+              index(2));
+          Value lane = linalg::IndexOp::create(b, l, 3);
+          return {bs.encodeE2M1Stochastic(
+              scaled, randomByte(bs, b, l, seed, group, lane))};
+        })[0];
+
+    codes = reshape(rewriter, loc, codes, type.getShape());
+    SmallVector<int64_t> linearScaleShape(type.getBatchShape());
+    linearScaleShape.append({type.getRows() / blockRows, colBlocks});
+    Value scales = reshape(rewriter, loc, perBlock[0], linearScaleShape);
+    if (type.getLayout() == ScaleLayout::Swizzled128x4)
+      scales = swizzleScales(rewriter, loc, scales, type.getBatchShape(),
+                             type.getRows(), cols, blockRows);
+    rewriter.replaceOpWithMultiple(op, {{codes, scales, amax}});
+    return success();
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// nvfp4.hadamard
+//===----------------------------------------------------------------------===//
+
+struct HadamardOpLowering : OpConversionPattern<HadamardOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(HadamardOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto type = cast<RankedTensorType>(op.getType());
+    if (!type.hasStaticShape())
+      return rewriter.notifyMatchFailure(op, "needs a static shape");
+    MLIRContext *ctx = rewriter.getContext();
+    ScalarBuilder s(rewriter, loc);
+    int64_t chunks = type.getNumElements() / kBlockSize;
+
+    // [chunks, 16] rows times the 16x16 matrix, accumulating over the
+    // innermost (reduction) loop in row order 0..15 from +0.0: the summation
+    // order is part of the spec.
+    Value input = reshape(rewriter, loc, adaptor.getInput(), {chunks, kBlockSize});
+    Value matrix = hadamardMatrix(rewriter, loc, op.getSignMask());
+    Value init = filledTensor(rewriter, loc, {chunks, kBlockSize}, s.f32(0.0f));
+    AffineExpr n, c, r;
+    bindDims(ctx, n, c, r);
+    Value sums = buildGeneric(
+        rewriter, loc, {input, matrix}, init,
+        {AffineMap::get(3, 0, {n, r}, ctx), AffineMap::get(3, 0, {r, c}, ctx),
+         AffineMap::get(3, 0, {n, c}, ctx)},
+        {utils::IteratorType::parallel, utils::IteratorType::parallel,
+         utils::IteratorType::reduction},
+        [](OpBuilder &b, Location l, ValueRange args) -> SmallVector<Value> {
+          ScalarBuilder bs(b, l);
+          Value term = arith::MulFOp::create(b, l, bs.toF32(args[0]), args[1]);
+          return {arith::AddFOp::create(b, l, args[2], term)};
+        })[0];
+
+    AffineMap id2 = AffineMap::getMultiDimIdentityMap(2, ctx);
+    Value rounded = buildGeneric(
+        rewriter, loc, sums,
+        emptyTensor(rewriter, loc, {chunks, kBlockSize}, type.getElementType()),
+        {id2, id2},
+        {utils::IteratorType::parallel, utils::IteratorType::parallel},
+        [&](OpBuilder &b, Location l, ValueRange args) -> SmallVector<Value> {
+          return {ScalarBuilder(b, l).fromF32(args[0], type.getElementType())};
+        })[0];
+    rewriter.replaceOp(op, reshape(rewriter, loc, rounded, type.getShape()));
+    return success();
+  }
+};
+
+} // namespace
+
+void mlir::nvfp4::populateQuantizeToReferencePatterns(
+    const TypeConverter &converter, RewritePatternSet &patterns) {
+  patterns.add<AmaxOpLowering, QuantizeOpLowering, HadamardOpLowering>(
+      converter, patterns.getContext());
+}

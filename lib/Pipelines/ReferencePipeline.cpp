@@ -1,0 +1,61 @@
+//===- ReferencePipeline.cpp - nvfp4-reference-pipeline -------------------===//
+//
+// Part of the nvfp4 project.
+//
+//===----------------------------------------------------------------------===//
+
+#include "nvfp4/Pipelines/Pipelines.h"
+#include "nvfp4/Conversion/Passes.h"
+
+#include "mlir/Conversion/Passes.h"
+#include "mlir/Dialect/Arith/Transforms/Passes.h"
+#include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
+#include "mlir/Dialect/Bufferization/Transforms/Passes.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/Passes.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Transforms/Passes.h"
+
+using namespace mlir;
+
+void mlir::nvfp4::buildReferencePipeline(OpPassManager &pm) {
+  pm.addPass(createConvertNVFP4ToReference());
+  pm.addPass(createCanonicalizerPass());
+  // Elementwise arith on tensors (common in test and model code around the
+  // nvfp4 ops) becomes linalg so that it bufferizes.
+  pm.addPass(createConvertElementwiseToLinalgPass());
+
+  bufferization::OneShotBufferizePassOptions bufferize;
+  bufferize.bufferizeFunctionBoundaries = true;
+  bufferize.functionBoundaryTypeConversion =
+      bufferization::LayoutMapOption::IdentityLayoutMap;
+  pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
+  bufferization::buildBufferDeallocationPipeline(pm);
+
+  pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
+  pm.addPass(memref::createExpandStridedMetadataPass());
+  pm.addPass(createLowerAffinePass());
+  pm.addPass(createSCFToControlFlowPass());
+  // bf16 conversions become integer code (round to nearest even): the host
+  // may have no bf16 instructions.
+  arith::ArithExpandOpsPassOptions expand;
+  expand.includeBf16 = true;
+  pm.addPass(arith::createArithExpandOpsPass(expand));
+  pm.addPass(createConvertMathToLLVMPass());
+  pm.addPass(createArithToLLVMConversionPass());
+  pm.addPass(createConvertIndexToLLVMPass());
+  pm.addPass(createFinalizeMemRefToLLVMConversionPass());
+  pm.addPass(createConvertControlFlowToLLVMPass());
+  pm.addPass(createConvertFuncToLLVMPass());
+  pm.addPass(createReconcileUnrealizedCastsPass());
+}
+
+void mlir::nvfp4::registerNVFP4Pipelines() {
+  PassPipelineRegistration<>(
+      "nvfp4-reference-pipeline",
+      "Lower nvfp4 IR to LLVM dialect code that mlir-runner executes on the "
+      "host, bit-exact with the numerics library",
+      buildReferencePipeline);
+}
