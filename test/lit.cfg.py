@@ -16,6 +16,7 @@ config.test_exec_root = os.path.join(config.nvfp4_obj_root, "test")
 
 config.substitutions.append(("%PATH%", config.environment["PATH"]))
 config.substitutions.append(("%nvfp4_src_root", config.nvfp4_src_root))
+config.substitutions.append(("%nvfp4_obj_root", config.nvfp4_obj_root))
 config.substitutions.append(("%nvfp4_lib_dir", config.nvfp4_lib_dir))
 config.substitutions.append(("%mlir_lib_dir", config.mlir_lib_dir))
 
@@ -27,7 +28,20 @@ llvm_config.with_environment("PATH", config.nvfp4_tools_dir, append_path=True)
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 tool_dirs = [config.nvfp4_tools_dir, config.llvm_tools_dir]
 llvm_config.add_tool_substitutions(
-    ["nvfp4-opt", "mlir-opt", "mlir-runner", "mlir-translate", "llc"], tool_dirs
+    ["nvfp4-opt", "nvfp4-refgen", "mlir-opt", "mlir-runner", "mlir-translate", "llc"],
+    tool_dirs,
+)
+
+# Runs a module lowered by nvfp4-reference-pipeline on the host.
+runner_libs = ",".join(
+    os.path.join(config.mlir_lib_dir, lib)
+    for lib in ["libmlir_c_runner_utils.so", "libmlir_runner_utils.so"]
+)
+config.substitutions.append(
+    (
+        "%run-reference",
+        "mlir-runner -e main -entry-point-result=void -shared-libs=" + runner_libs,
+    )
 )
 
 # Python module tests run Debian's interpreter (the one with numpy) on the
@@ -48,5 +62,9 @@ ptxas = shutil.which("ptxas") or (
 if ptxas:
     config.available_features.add("ptxas")
     config.substitutions.append(("%ptxas", ptxas))
+
+# test/Embedding builds examples/embedding against an install of this tree.
+if shutil.which("cmake") and shutil.which("ninja"):
+    config.available_features.add("cmake-ninja")
 
 # Tests that need a GPU live in integration_test/ and are gated there.

@@ -23,3 +23,9 @@ mlirGetDialectPluginInfo() {
             mlir::nvfp4::registerNVFP4Dialect(*registry);
           }};
 }
+
+extern "C" LLVM_ATTRIBUTE_WEAK mlir::PassPluginLibraryInfo
+mlirGetPassPluginInfo() {
+  return {MLIR_PLUGIN_API_VERSION, "NVFP4", LLVM_VERSION_STRING,
+          []() { mlir::nvfp4::registerNVFP4Passes(); }};
+}

@@ -1,0 +1,199 @@
+"""Bit-exact NVFP4 reference numerics.
+
+NVFP4 stores a tensor as 4-bit E2M1 elements, one E4M3 scale per block of 16
+elements (1x16 along the last dimension, or 16x16 tiles over the last two
+dimensions) and one FP32 tensor amax. This package is a thin layer over the
+project's C++ numerics library (docs/Numerics.md describes the algorithm), so
+its bytes are the ones the compiler's reference lowering and GPU kernels must
+reproduce.
+
+Inputs are numpy arrays of float32 holding bfloat16-representable values, or
+uint16 arrays holding bfloat16 bit patterns. The last dimension is the
+contraction dimension; leading dimensions are batch/row dimensions. Invalid
+input raises ValueError.
+"""
+
+import numpy as _np
+
+from . import _nvfp4
+
+__all__ = [
+    "DEFAULT_SIGN_MASK",
+    "QuantizedTensor",
+    "dequantize",
+    "hadamard",
+    "pack",
+    "quantize",
+    "scaled_matmul",
+    "swizzle_scales",
+    "unpack",
+    "unswizzle_scales",
+]
+
+#: Sign vector of the 16-point Random Hadamard Transform (TE's default).
+DEFAULT_SIGN_MASK = _nvfp4.DEFAULT_SIGN_MASK
+
+
+def _frozen(array, copy=True):
+    if copy:
+        array = _np.array(array, copy=True)
+    array.setflags(write=False)
+    return array
+
+
+class QuantizedTensor:
+    """An NVFP4 tensor.
+
+    Attributes:
+      codes:  uint8 array, one E2M1 code (0..15, bit 3 = sign) per element,
+              same shape as the quantized input.
+      scales: uint8 array of E4M3 bits, one per block, linear (row-major)
+              layout: shape x.shape[:-1] + (n/16,) for 1x16 blocks and
+              x.shape[:-2] + (m/16, n/16) for 16x16 blocks.
+      amax:   the FP32 tensor amax (a Python float holding an fp32 value).
+      block:  (1, 16) or (16, 16).
+      shape:  the tensor shape (codes.shape).
+      packed: the codes two per byte, element 2i in the low nibble of byte i
+              (shape x.shape[:-1] + (n/2,)).
+
+    The arrays are read-only copies, so a validated tensor stays valid. Build
+    one from parts (for example a checkpoint quantized elsewhere) with
+    QuantizedTensor(codes, scales, amax, block); the parts are validated.
+    """
+
+    __slots__ = ("_codes", "_scales", "_amax", "_block")
+
+    def __init__(self, codes, scales, amax, block=(1, 16)):
+        _nvfp4.check_parts(codes, scales, amax, block)
+        self._init(codes, scales, amax, block)
+
+    def _init(self, codes, scales, amax, block, copy=True):
+        self._codes = _frozen(codes, copy)
+        self._scales = _frozen(scales, copy)
+        self._amax = float(_np.float32(amax))
+        self._block = (int(block[0]), int(block[1]))
+
+    @classmethod
+    def _from_validated(cls, codes, scales, amax, block):
+        # The arrays come fresh from the extension: no need to copy them.
+        tensor = cls.__new__(cls)
+        tensor._init(codes, scales, amax, block, copy=False)
+        return tensor
+
+    @property
+    def codes(self):
+        return self._codes
+
+    @property
+    def scales(self):
+        return self._scales
+
+    @property
+    def amax(self):
+        return self._amax
+
+    @property
+    def block(self):
+        return self._block
+
+    @property
+    def shape(self):
+        return self._codes.shape
+
+    @property
+    def packed(self):
+        return _nvfp4.pack(self._codes)
+
+    def __repr__(self):
+        return "QuantizedTensor(shape={}, block={}, amax={!r})".format(
+            self.shape, self.block, self.amax
+        )
+
+
+def quantize(x, block=(1, 16), rounding="rn", seed=0, amax=None):
+    """Quantizes x to NVFP4 with TransformerEngine's exact order of operations.
+
+    Args:
+      x: float32 array of bfloat16-representable values, or uint16 bfloat16
+         bit patterns; last dimension a multiple of 16 (and, for 16x16
+         blocks, the second-to-last too).
+      block: (1, 16) or (16, 16).
+      rounding: "rn" (round to nearest even) or "sr" (stochastic rounding
+         with Philox4x32-10 random bits keyed by seed and the element's flat
+         C-order index; see docs/Numerics.md).
+      seed: integer in [0, 2**64), used by "sr".
+      amax: optional tensor amax to use instead of max|x| (>= 0, inf allowed).
+
+    Returns:
+      A QuantizedTensor.
+    """
+    codes, scales, tensor_amax = _nvfp4.quantize(x, block, rounding, seed, amax)
+    return QuantizedTensor._from_validated(codes, scales, tensor_amax, block)
+
+
+def _require_quantized(value, name):
+    if not isinstance(value, QuantizedTensor):
+        raise ValueError(
+            "{} must be an nvfp4.QuantizedTensor, got {}".format(
+                name, type(value).__name__
+            )
+        )
+
+
+def dequantize(q):
+    """Returns the float32 array e2m1(code) * scale * (amax / 2688)."""
+    _require_quantized(q, "q")
+    return _nvfp4.dequantize(q.codes, q.scales, q.amax, q.block)
+
+
+def hadamard(x, sign_mask=DEFAULT_SIGN_MASK):
+    """16-point Random Hadamard Transform along the last dimension.
+
+    Each run v of 16 elements becomes v @ (diag(sign) @ H16 / 4), summed
+    sequentially in FP32 and rounded to bfloat16. Returns float32 values for
+    float32 input and uint16 bfloat16 bit patterns for uint16 input.
+    """
+    return _nvfp4.hadamard(x, sign_mask)
+
+
+def swizzle_scales(scales):
+    """Converts a 2-D (rows, scale_cols) uint8 scale matrix to the 128x4
+    swizzled layout used by Blackwell tensor cores and cuBLASLt.
+
+    Rows are padded to a multiple of 128 and columns to a multiple of 4 with
+    zeros. Returns a 1-D uint8 array of padded_rows * padded_cols bytes (a
+    byte buffer: its blocked layout has no meaningful 2-D shape). For 16x16
+    block scales, repeat each row 16 times first (np.repeat(scales, 16, 0)).
+    """
+    return _nvfp4.swizzle_scales(scales)
+
+
+def unswizzle_scales(swizzled, rows, cols):
+    """Inverse of swizzle_scales: returns the (rows, cols) linear matrix."""
+    return _nvfp4.unswizzle_scales(swizzled, rows, cols)
+
+
+def pack(codes):
+    """Packs E2M1 codes two per byte (element 2i in the low nibble)."""
+    return _nvfp4.pack(codes)
+
+
+def unpack(packed):
+    """Inverse of pack."""
+    return _nvfp4.unpack(packed)
+
+
+def scaled_matmul(a, b, alpha=1.0):
+    """Reference block-scaled GEMM: alpha * dequant(a) @ dequant(b).T.
+
+    a is (M, K) and b is (N, K), both quantized along K. FP32 accumulation in
+    the order of docs/Numerics.md (per 16-block partial sums, then scaled and
+    added in block order); the tensor amaxes enter through TE's alpha.
+    Returns a float32 (M, N) array.
+    """
+    _require_quantized(a, "a")
+    _require_quantized(b, "b")
+    return _nvfp4.scaled_matmul(
+        a.codes, a.scales, a.amax, a.block,
+        b.codes, b.scales, b.amax, b.block, alpha,
+    )

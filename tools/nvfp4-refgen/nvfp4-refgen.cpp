@@ -1,0 +1,487 @@
+//===- nvfp4-refgen.cpp - self-checking programs for the reference lowering -===//
+//
+// Part of the nvfp4 project.
+//
+// Writes an MLIR program that runs one nvfp4 op on deterministic input data
+// and compares every result byte with what the C++ numerics library
+// (lib/Numerics) computes for the same data, printing one
+// "<part> mismatches: N" line per result. The lit tests under
+// test/Reference/ lower the program with nvfp4-reference-pipeline, execute it
+// with mlir-runner and check that every count is 0 -- so the CPU lowering is
+// compared with an independent implementation, not with pasted numbers.
+//
+//   nvfp4-refgen quantize --shape=64x128 --block=16x16 --rounding=sr --seed=7
+//   nvfp4-refgen matmul --m=32 --n=48 --k=256 --block-b=16x16 --alpha=0.5
+//
+// Options: --shape=RxC, --m/--n/--k, --block[-a|-b]=1x16|16x16,
+// --rounding=rn|sr, --seed=N (SR key), --amax=F (explicit amax),
+// --layout=linear|swizzled, --data=random|edge|zero|inf, --data-seed=N,
+// --sign-mask=N, --alpha=F, --out=f32|bf16, --corrupt (flip one expected
+// byte: a negative control showing the comparison can fail).
+//
+//===----------------------------------------------------------------------===//
+
+#include "nvfp4/Numerics/Numerics.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+#include <map>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+using namespace nvfp4::numerics;
+
+namespace {
+
+[[noreturn]] void fail(const std::string &message) {
+  std::fprintf(stderr, "nvfp4-refgen: error: %s\n", message.c_str());
+  std::exit(1);
+}
+
+template <typename T> T check(Expected<T> value) {
+  if (!value.ok())
+    fail(value.message());
+  return value.take();
+}
+
+/// --key=value options.
+struct Options {
+  std::map<std::string, std::string> values;
+
+  std::string get(const std::string &key, const std::string &fallback) const {
+    auto it = values.find(key);
+    return it == values.end() ? fallback : it->second;
+  }
+  bool has(const std::string &key) const { return values.count(key) != 0; }
+  int64_t getInt(const std::string &key, int64_t fallback) const {
+    return has(key) ? std::strtoll(get(key, "").c_str(), nullptr, 0) : fallback;
+  }
+  float getFloat(const std::string &key, float fallback) const {
+    return has(key) ? std::strtof(get(key, "").c_str(), nullptr) : fallback;
+  }
+};
+
+std::pair<int64_t, int64_t> parsePair(const std::string &text) {
+  size_t x = text.find('x');
+  if (x == std::string::npos)
+    fail("expected AxB, got '" + text + "'");
+  return {std::atoll(text.substr(0, x).c_str()),
+          std::atoll(text.substr(x + 1).c_str())};
+}
+
+BlockShape parseBlock(const std::string &text) {
+  if (text == "1x16")
+    return BlockShape::Row1x16;
+  if (text == "16x16")
+    return BlockShape::Tile16x16;
+  fail("block must be 1x16 or 16x16, got '" + text + "'");
+}
+
+const char *blockSyntax(BlockShape block) {
+  return block == BlockShape::Row1x16 ? "1x16" : "16x16";
+}
+
+//===----------------------------------------------------------------------===//
+// Input data
+//===----------------------------------------------------------------------===//
+
+/// BF16-representable values. `random`: normal values times a per-block
+/// power of two in [2^-12, 2^12], so block scales cover E4M3's range
+/// (subnormal ones included). `edge`: random data with NUMERICS.md section 6
+/// cases planted in the first blocks. `zero`: all zeros. `inf`: random data
+/// with one +inf.
+std::vector<float> makeData(int64_t rows, int64_t cols, const Options &opts,
+                            int64_t stream) {
+  std::mt19937_64 rng(opts.getInt("data-seed", 1) * 1000003 + stream);
+  std::normal_distribution<float> normal(0.0f, 1.0f);
+  std::uniform_int_distribution<int> exponent(-12, 12);
+  std::string kind = opts.get("data", "random");
+  std::vector<float> data(rows * cols);
+  if (kind == "zero")
+    return data;
+  for (int64_t r = 0; r < rows; ++r) {
+    for (int64_t b = 0; b < cols / 16; ++b) {
+      float scale = std::ldexp(1.0f, exponent(rng));
+      for (int64_t i = 0; i < 16; ++i)
+        data[r * cols + b * 16 + i] = roundToBF16(normal(rng) * scale);
+    }
+  }
+  if (kind == "inf") {
+    data[data.size() / 2] = std::numeric_limits<float>::infinity();
+  } else if (kind == "edge") {
+    const float nan = std::numeric_limits<float>::quiet_NaN();
+    // Block 0: NaN, signed zeros, a huge value and small ones around it.
+    const float planted[] = {nan, -0.0f, 0.0f, -1e-3f, 1e4f, -1e4f, 0.5f,
+                             -0.75f, 1e-30f, -1e-30f, 3.0f, -3.0f, 7.0f,
+                             1.0f, -2.0f, 0.25f};
+    for (int64_t i = 0; i < 16 && i < (int64_t)data.size(); ++i)
+      data[i] = roundToBF16(planted[i]);
+    // Block 1: all zero. Block 2: tiny values whose scale rounds to 0 (their
+    // codes saturate to +-6). Block 3: values giving a subnormal scale.
+    for (int64_t i = 0; i < 16; ++i) {
+      if (16 + i < (int64_t)data.size())
+        data[16 + i] = 0.0f;
+      if (32 + i < (int64_t)data.size())
+        data[32 + i] = roundToBF16((i % 2 ? -1.0f : 1.0f) * 1e-8f * (i + 1));
+      if (48 + i < (int64_t)data.size())
+        data[48 + i] = roundToBF16((i % 3 ? 1.0f : -1.0f) * 1e-3f * (i + 1));
+    }
+  } else if (kind != "random") {
+    fail("unknown --data '" + kind + "'");
+  }
+  return data;
+}
+
+//===----------------------------------------------------------------------===//
+// MLIR text
+//===----------------------------------------------------------------------===//
+
+/// A dense constant from raw little-endian element bytes ("0x..." form), so
+/// NaN payloads and signed zeros survive exactly.
+std::string denseHex(const void *bytes, size_t size) {
+  static const char digits[] = "0123456789ABCDEF";
+  std::string text = "dense<\"0x";
+  const auto *p = static_cast<const uint8_t *>(bytes);
+  for (size_t i = 0; i < size; ++i) {
+    text += digits[p[i] >> 4];
+    text += digits[p[i] & 15];
+  }
+  return text + "\">";
+}
+
+std::string shapeText(int64_t rows, int64_t cols) {
+  return std::to_string(rows) + "x" + std::to_string(cols);
+}
+
+std::vector<uint16_t> toBF16Bits(const std::vector<float> &values) {
+  std::vector<uint16_t> bits;
+  for (float v : values)
+    bits.push_back(floatToBF16(v));
+  return bits;
+}
+
+std::vector<uint32_t> toF32Bits(const std::vector<float> &values) {
+  std::vector<uint32_t> bits;
+  for (float v : values)
+    bits.push_back(floatToBits(v));
+  return bits;
+}
+
+class Program {
+public:
+  explicit Program(bool corrupt) : corrupt(corrupt) {}
+
+  /// Declares `%name = arith.constant <hex> : tensor<shape x type>`.
+  template <typename T>
+  void constant(const std::string &name, const std::vector<T> &values,
+                const std::string &shape, const std::string &type) {
+    body << "  %" << name << " = arith.constant "
+         << denseHex(values.data(), values.size() * sizeof(T)) << " : tensor<"
+         << shape << "x" << type << ">\n";
+  }
+
+  void line(const std::string &text) { body << "  " << text << "\n"; }
+
+  /// Compares integer tensors %got and expected `want` elementwise and
+  /// prints "<label> mismatches: N".
+  template <typename T>
+  void expectEqual(const std::string &label, const std::string &got,
+                   std::vector<T> want, const std::string &shape,
+                   const std::string &intType) {
+    if (corrupt && !corrupted && !want.empty()) {
+      want[0] ^= 1;
+      corrupted = true;
+    }
+    std::string w = "want_" + label;
+    constant(w, want, shape, intType);
+    std::string t = "tensor<" + shape + "x" + intType + ">";
+    std::string t1 = "tensor<" + shape + "xi1>";
+    std::string t32 = "tensor<" + shape + "xi32>";
+    line("%ne_" + label + " = arith.cmpi ne, %" + got + ", %" + w + " : " + t);
+    line("%ne32_" + label + " = arith.extui %ne_" + label + " : " + t1 +
+         " to " + t32);
+    line("%init_" + label + " = arith.constant dense<0> : tensor<i32>");
+    int rank = 1 + (int)std::count(shape.begin(), shape.end(), 'x');
+    std::string dims;
+    for (int d = 0; d < rank; ++d)
+      dims += (d ? ", " : "") + std::to_string(d);
+    line("%sum_" + label + " = linalg.reduce ins(%ne32_" + label + " : " +
+         t32 + ") outs(%init_" + label + " : tensor<i32>) dimensions = [" +
+         dims + "]\n    (%in: i32, %acc: i32) {\n" +
+         "      %s = arith.addi %acc, %in : i32\n" +
+         "      linalg.yield %s : i32\n    }");
+    line("%n_" + label + " = tensor.extract %sum_" + label + "[] : tensor<i32>");
+    line("vector.print str \"" + label + " mismatches: \"");
+    line("vector.print %n_" + label + " : i32");
+  }
+
+  /// Bitcasts a float tensor %name to integers of the same width.
+  std::string bits(const std::string &name, const std::string &shape,
+                   const std::string &floatType, const std::string &intType) {
+    std::string result = name + "_bits";
+    line("%" + result + " = arith.bitcast %" + name + " : tensor<" + shape +
+         "x" + floatType + "> to tensor<" + shape + "x" + intType + ">");
+    return result;
+  }
+
+  /// i8 view of f4E2M1FN codes.
+  std::string codeBytes(const std::string &name, const std::string &shape) {
+    line("%" + name + "_i4 = arith.bitcast %" + name + " : tensor<" + shape +
+         "xf4E2M1FN> to tensor<" + shape + "xi4>");
+    line("%" + name + "_i8 = arith.extui %" + name + "_i4 : tensor<" + shape +
+         "xi4> to tensor<" + shape + "xi8>");
+    return name + "_i8";
+  }
+
+  /// %name = typed f4E2M1FN codes / f8E4M3FN scales from i8 data.
+  void codesConstant(const std::string &name, const std::vector<uint8_t> &codes,
+                     const std::string &shape) {
+    constant(name + "_raw", codes, shape, "i8");
+    line("%" + name + "_i4 = arith.trunci %" + name + "_raw : tensor<" + shape +
+         "xi8> to tensor<" + shape + "xi4>");
+    line("%" + name + " = arith.bitcast %" + name + "_i4 : tensor<" + shape +
+         "xi4> to tensor<" + shape + "xf4E2M1FN>");
+  }
+  void scalesConstant(const std::string &name,
+                      const std::vector<uint8_t> &scales,
+                      const std::string &shape) {
+    constant(name + "_raw", scales, shape, "i8");
+    line("%" + name + " = arith.bitcast %" + name + "_raw : tensor<" + shape +
+         "xi8> to tensor<" + shape + "xf8E4M3FN>");
+  }
+
+  void print() const {
+    std::printf("// Generated by nvfp4-refgen; expected values come from "
+                "lib/Numerics.\nfunc.func @main() {\n%s  return\n}\n",
+                body.str().c_str());
+  }
+
+private:
+  std::ostringstream body;
+  bool corrupt;
+  bool corrupted = false;
+};
+
+std::string tensorType(int64_t rows, int64_t cols, BlockShape block,
+                       bool swizzled) {
+  return "!nvfp4.tensor<" + shapeText(rows, cols) +
+         "xf4E2M1FN, scale = f8E4M3FN, block = " + blockSyntax(block) +
+         (swizzled ? ", layout = swizzled_128x4>" : ">");
+}
+
+/// The library's scales in the layout of the IR type.
+std::vector<uint8_t> scalesInLayout(const QuantizedTensor &q, bool swizzled) {
+  if (!swizzled)
+    return q.Scales;
+  std::vector<uint8_t> perRow = q.Scales;
+  if (q.Block == BlockShape::Tile16x16)
+    perRow = check(replicateTileScales(q.Scales.data(), q.Scales.size(),
+                                       q.scaleRows(), q.scaleCols()));
+  return check(swizzleScales(perRow.data(), perRow.size(), q.Rows,
+                             q.scaleCols()));
+}
+
+std::string scaleShape(const QuantizedTensor &q, bool swizzled) {
+  if (!swizzled)
+    return shapeText(q.scaleRows(), q.scaleCols());
+  SwizzledScaleShape s = check(getSwizzledScaleShape(q.Rows, q.scaleCols()));
+  return shapeText(s.PaddedRows, s.PaddedCols);
+}
+
+QuantizedTensor quantizeOrFail(const std::vector<float> &data, int64_t rows,
+                               int64_t cols, const QuantizeOptions &options) {
+  return check(quantize(data.data(), data.size(), rows, cols, options));
+}
+
+/// Emits %name = nvfp4.pack of the library's quantization `q`.
+void emitPacked(Program &p, const std::string &name, const QuantizedTensor &q) {
+  std::string shape = shapeText(q.Rows, q.Cols);
+  p.codesConstant(name + "_codes", q.Codes, shape);
+  p.scalesConstant(name + "_scales", q.Scales,
+                   shapeText(q.scaleRows(), q.scaleCols()));
+  char amax[64];
+  std::snprintf(amax, sizeof(amax), "0x%08X", floatToBits(q.Amax));
+  p.line("%" + name + "_amax = arith.constant " + amax + " : f32");
+  p.line("%" + name + " = nvfp4.pack %" + name + "_codes, %" + name +
+         "_scales, %" + name + "_amax : " +
+         tensorType(q.Rows, q.Cols, q.Block, false));
+}
+
+//===----------------------------------------------------------------------===//
+// Commands
+//===----------------------------------------------------------------------===//
+
+void emitQuantize(const Options &opts, Program &p) {
+  auto [rows, cols] = parsePair(opts.get("shape", "32x64"));
+  QuantizeOptions options;
+  options.Block = parseBlock(opts.get("block", "1x16"));
+  bool stochastic = opts.get("rounding", "rn") == "sr";
+  options.Rounding =
+      stochastic ? RoundingMode::Stochastic : RoundingMode::NearestEven;
+  options.Seed = static_cast<uint64_t>(opts.getInt("seed", 0));
+  if (opts.has("amax"))
+    options.Amax = opts.getFloat("amax", 0.0f);
+  bool swizzled = opts.get("layout", "linear") == "swizzled";
+
+  std::vector<float> data = makeData(rows, cols, opts, 0);
+  QuantizedTensor q = quantizeOrFail(data, rows, cols, options);
+  std::string shape = shapeText(rows, cols);
+  std::string type = tensorType(rows, cols, options.Block, swizzled);
+
+  p.constant("x", toBF16Bits(data), shape, "bf16");
+  std::string operands;
+  if (options.Amax) {
+    char amax[64];
+    std::snprintf(amax, sizeof(amax), "0x%08X", floatToBits(*options.Amax));
+    p.line(std::string("%amax_in = arith.constant ") + amax + " : f32");
+    operands += " amax(%amax_in)";
+  }
+  if (stochastic) {
+    p.line("%seed = arith.constant " + std::to_string(options.Seed) + " : i64");
+    operands += " rounding<stochastic> seed(%seed)";
+  }
+  p.line("%q = nvfp4.quantize %x" + operands + " : tensor<" + shape +
+         "xbf16> -> " + type);
+  p.line("%codes, %scales, %amax = nvfp4.unpack %q : " + type);
+  p.expectEqual("codes", p.codeBytes("codes", shape), q.Codes, shape, "i8");
+  std::string sShape = scaleShape(q, swizzled);
+  p.expectEqual("scales", p.bits("scales", sShape, "f8E4M3FN", "i8"),
+                scalesInLayout(q, swizzled), sShape, "i8");
+  p.line("%amax_t = tensor.from_elements %amax : tensor<1xf32>");
+  p.expectEqual("amax", p.bits("amax_t", "1", "f32", "i32"),
+                toF32Bits({q.Amax}), "1", "i32");
+}
+
+void emitDequantize(const Options &opts, Program &p) {
+  auto [rows, cols] = parsePair(opts.get("shape", "32x64"));
+  QuantizeOptions options;
+  options.Block = parseBlock(opts.get("block", "1x16"));
+  std::vector<float> data = makeData(rows, cols, opts, 0);
+  QuantizedTensor q = quantizeOrFail(data, rows, cols, options);
+  std::vector<float> want = check(dequantize(q));
+  bool bf16 = opts.get("out", "f32") == "bf16";
+  std::string shape = shapeText(rows, cols);
+  emitPacked(p, "q", q);
+  std::string outType = bf16 ? "bf16" : "f32";
+  p.line("%d = nvfp4.dequantize %q : " +
+         tensorType(rows, cols, options.Block, false) + " -> tensor<" + shape +
+         "x" + outType + ">");
+  if (bf16)
+    p.expectEqual("values", p.bits("d", shape, "bf16", "i16"), toBF16Bits(want),
+                  shape, "i16");
+  else
+    p.expectEqual("values", p.bits("d", shape, "f32", "i32"), toF32Bits(want),
+                  shape, "i32");
+}
+
+void emitHadamard(const Options &opts, Program &p) {
+  auto [rows, cols] = parsePair(opts.get("shape", "32x64"));
+  uint16_t mask = static_cast<uint16_t>(
+      opts.getInt("sign-mask", kDefaultHadamardSignMask));
+  std::vector<float> data = makeData(rows, cols, opts, 0);
+  std::vector<float> want =
+      check(hadamardTransform(data.data(), data.size(), mask));
+  std::string shape = shapeText(rows, cols);
+  p.constant("x", toBF16Bits(data), shape, "bf16");
+  p.line("%h = nvfp4.hadamard %x {sign_mask = " + std::to_string(mask) +
+         " : i32} : tensor<" + shape + "xbf16>");
+  p.expectEqual("values", p.bits("h", shape, "bf16", "i16"), toBF16Bits(want),
+                shape, "i16");
+}
+
+void emitAmax(const Options &opts, Program &p) {
+  auto [rows, cols] = parsePair(opts.get("shape", "32x64"));
+  std::vector<float> data = makeData(rows, cols, opts, 0);
+  std::string shape = shapeText(rows, cols);
+  p.constant("x", toBF16Bits(data), shape, "bf16");
+  p.line("%a = nvfp4.amax %x : tensor<" + shape + "xbf16>");
+  p.line("%a_t = tensor.from_elements %a : tensor<1xf32>");
+  p.expectEqual("amax", p.bits("a_t", "1", "f32", "i32"),
+                toF32Bits({computeAmax(data.data(), data.size())}), "1", "i32");
+}
+
+void emitSwizzle(const Options &opts, Program &p) {
+  auto [rows, cols] = parsePair(opts.get("shape", "32x64"));
+  QuantizeOptions options;
+  options.Block = parseBlock(opts.get("block", "1x16"));
+  std::vector<float> data = makeData(rows, cols, opts, 0);
+  QuantizedTensor q = quantizeOrFail(data, rows, cols, options);
+  std::string linear = tensorType(rows, cols, options.Block, false);
+  std::string swizzled = tensorType(rows, cols, options.Block, true);
+  emitPacked(p, "q", q);
+  p.line("%sw = nvfp4.swizzle_scales %q : " + linear + " -> " + swizzled);
+  p.line("%c1, %s1, %a1 = nvfp4.unpack %sw : " + swizzled);
+  std::string sShape = scaleShape(q, true);
+  p.expectEqual("swizzled", p.bits("s1", sShape, "f8E4M3FN", "i8"),
+                scalesInLayout(q, true), sShape, "i8");
+  p.line("%back = nvfp4.swizzle_scales %sw : " + swizzled + " -> " + linear);
+  p.line("%c2, %s2, %a2 = nvfp4.unpack %back : " + linear);
+  std::string lShape = scaleShape(q, false);
+  p.expectEqual("linear", p.bits("s2", lShape, "f8E4M3FN", "i8"), q.Scales,
+                lShape, "i8");
+}
+
+void emitMatmul(const Options &opts, Program &p) {
+  int64_t m = opts.getInt("m", 32), n = opts.getInt("n", 32),
+          k = opts.getInt("k", 64);
+  QuantizeOptions a, b;
+  a.Block = parseBlock(opts.get("block-a", "1x16"));
+  b.Block = parseBlock(opts.get("block-b", "1x16"));
+  float alpha = opts.getFloat("alpha", 1.0f);
+  QuantizedTensor qa = quantizeOrFail(makeData(m, k, opts, 1), m, k, a);
+  QuantizedTensor qb = quantizeOrFail(makeData(n, k, opts, 2), n, k, b);
+  std::vector<float> want = check(scaledMatmul(qa, qb, alpha));
+  emitPacked(p, "a", qa);
+  emitPacked(p, "b", qb);
+  char alphaText[64];
+  std::snprintf(alphaText, sizeof(alphaText), "0x%08X", floatToBits(alpha));
+  p.line(std::string("%alpha = arith.constant ") + alphaText + " : f32");
+  std::string shape = shapeText(m, n);
+  p.line("%c = nvfp4.scaled_matmul %a, %b alpha(%alpha) : " +
+         tensorType(m, k, a.Block, false) + ", " +
+         tensorType(n, k, b.Block, false) + " -> tensor<" + shape + "xf32>");
+  p.expectEqual("values", p.bits("c", shape, "f32", "i32"), toF32Bits(want),
+                shape, "i32");
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  if (argc < 2)
+    fail("usage: nvfp4-refgen quantize|dequantize|hadamard|amax|swizzle|matmul "
+         "[--key=value...]");
+  Options opts;
+  for (int i = 2; i < argc; ++i) {
+    std::string arg = argv[i];
+    if (arg.rfind("--", 0) != 0)
+      fail("unexpected argument '" + arg + "'");
+    size_t eq = arg.find('=');
+    opts.values[arg.substr(2, eq == std::string::npos ? std::string::npos
+                                                      : eq - 2)] =
+        eq == std::string::npos ? "" : arg.substr(eq + 1);
+  }
+  Program program(opts.has("corrupt"));
+  std::string command = argv[1];
+  if (command == "quantize")
+    emitQuantize(opts, program);
+  else if (command == "dequantize")
+    emitDequantize(opts, program);
+  else if (command == "hadamard")
+    emitHadamard(opts, program);
+  else if (command == "amax")
+    emitAmax(opts, program);
+  else if (command == "swizzle")
+    emitSwizzle(opts, program);
+  else if (command == "matmul")
+    emitMatmul(opts, program);
+  else
+    fail("unknown command '" + command + "'");
+  program.print();
+  return 0;
+}
