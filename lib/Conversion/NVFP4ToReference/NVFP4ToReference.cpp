@@ -14,6 +14,7 @@
 #include "mlir/Dialect/Func/Transforms/FuncConversions.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SCF/Transforms/Patterns.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 
@@ -47,11 +48,41 @@ void mlir::nvfp4::populateNVFP4ToReferencePatterns(
   populatePackingToReferencePatterns(converter, patterns);
 }
 
+/// Ops that the conversion rewrites or whose block-scaled operands and
+/// results it splits: nvfp4 ops, function boundaries and scf control flow.
+static bool isHandledByConversion(Operation *op) {
+  // Unregistered ops have no dialect.
+  Dialect *dialect = op->getDialect();
+  return (dialect && isa<NVFP4Dialect, scf::SCFDialect>(dialect)) ||
+         isa<func::FuncOp, func::CallOp, func::ReturnOp>(op);
+}
+
+/// Reports ops outside the conversion's reach that carry block-scaled
+/// values, with a hint, instead of a generic "failed to legalize".
+static LogicalResult checkBlockScaledUsers(ModuleOp module) {
+  WalkResult result = module.walk([](Operation *op) {
+    if (isHandledByConversion(op))
+      return WalkResult::advance();
+    auto isBlockScaled = [](Type t) { return isa<BlockScaledTensorType>(t); };
+    if (llvm::any_of(op->getOperandTypes(), isBlockScaled) ||
+        llvm::any_of(op->getResultTypes(), isBlockScaled)) {
+      op->emitOpError("takes or returns a block-scaled tensor and has no "
+                      "reference lowering; nvfp4.unpack the value into codes, "
+                      "scales and amax first");
+      return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  return failure(result.wasInterrupted());
+}
+
 namespace {
 struct ConvertNVFP4ToReferencePass
     : public mlir::nvfp4::impl::ConvertNVFP4ToReferenceBase<ConvertNVFP4ToReferencePass> {
   void runOnOperation() override {
     MLIRContext *ctx = &getContext();
+    if (failed(checkBlockScaledUsers(getOperation())))
+      return signalPassFailure();
     ReferenceTypeConverter converter;
     RewritePatternSet patterns(ctx);
     populateNVFP4ToReferencePatterns(converter, patterns);

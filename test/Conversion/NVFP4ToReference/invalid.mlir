@@ -1,0 +1,12 @@
+// RUN: nvfp4-opt %s --convert-nvfp4-to-reference --allow-unregistered-dialect -split-input-file -verify-diagnostics
+
+// A block-scaled value reaching an op the conversion cannot split is a
+// diagnostic, with the way out.
+
+func.func @unknown_user(%x: tensor<16x32xbf16>) {
+  %q = nvfp4.quantize %x : tensor<16x32xbf16>
+      -> !nvfp4.tensor<16x32xf4E2M1FN, scale = f8E4M3FN, block = 1x16>
+  // expected-error @+1 {{'foo.use' op takes or returns a block-scaled tensor and has no reference lowering; nvfp4.unpack the value into codes, scales and amax first}}
+  "foo.use"(%q) : (!nvfp4.tensor<16x32xf4E2M1FN, scale = f8E4M3FN, block = 1x16>) -> ()
+  return
+}
