@@ -7,6 +7,7 @@
 #include "nvfp4/Dialect/NVFP4/IR/NVFP4Dialect.h"
 #include "nvfp4/Dialect/NVFP4/IR/NVFP4Ops.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
 #include "llvm/ADT/TypeSwitch.h"

@@ -44,6 +44,9 @@ def NVFP4_Dialect : Dialect {
   let useDefaultAttributePrinterParser = 1;
   let hasOperationAttrVerify = 1;
   let hasRegionArgAttrVerify = 1;
+  // Folds of constant inputs (amax, hadamard) produce arith.constant.
+  let hasConstantMaterializer = 1;
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
 
   let extraClassDeclaration = [{
     /// Registers the dialect's types; defined next to their storage classes.

@@ -60,6 +60,10 @@ def NVFP4_AmaxOp : NVFP4_Op<"amax", [Pure]> {
     the FP32 tensor scale; computing it once and passing it to several
     quantizations of the same tensor is how they share one scale.
 
+    Folds to a constant when `input` is a constant of at most 2^20
+    elements (computed by the numerics library, bit-exact with the
+    lowering).
+
     Constraints:
 
     1. (C1) `input` is a ranked tensor of `bf16`, `f16` or `f32`.
@@ -73,6 +77,7 @@ def NVFP4_AmaxOp : NVFP4_Op<"amax", [Pure]> {
   let arguments = (ins NVFP4_HighPrecisionTensor:$input);
   let results = (outs NVFP4_Amax:$result);
   let assemblyFormat = "$input attr-dict `:` type($input)";
+  let hasFolder = 1;
 }
 
 //===----------------------------------------------------------------------===//
@@ -97,6 +102,11 @@ def NVFP4_QuantizeOp : NVFP4_Op<"quantize", [Pure, AttrSizedOperandSegments]> {
     final E2M1 rounding is stochastic, driven by Philox4x32-10 random bits
     keyed by `seed` and each element's linear index: the same seed gives the
     same bytes on every target and tiling.
+
+    With a constant `input` (at most 2^20 elements) and constant `amax` and
+    `seed` where present, canonicalization computes the result at compile
+    time with the numerics library and replaces the op by an `nvfp4.pack`
+    of constants -- the same bytes the lowered code computes.
 
     Constraints:
 
@@ -127,6 +137,7 @@ def NVFP4_QuantizeOp : NVFP4_Op<"quantize", [Pure, AttrSizedOperandSegments]> {
     attr-dict `:` type($input) `->` qualified(type($result))
   }];
   let hasVerifier = 1;
+  let hasCanonicalizer = 1;
 }
 
 //===----------------------------------------------------------------------===//
@@ -176,6 +187,7 @@ def NVFP4_HadamardOp : NVFP4_Op<"hadamard", [Pure, SameOperandsAndResultType]> {
     is rounded to BF16. `R` is orthonormal, so applying the same transform to
     both operands of a GEMM along its contraction dimension leaves the
     product unchanged while spreading outliers across each 16-block.
+    Folds when `input` is a constant of at most 2^20 elements.
 
     Constraints:
 
@@ -196,6 +208,7 @@ def NVFP4_HadamardOp : NVFP4_Op<"hadamard", [Pure, SameOperandsAndResultType]> {
   let results = (outs NVFP4_BF16Tensor:$result);
   let assemblyFormat = "$input attr-dict `:` type($input)";
   let hasVerifier = 1;
+  let hasFolder = 1;
 }
 
 //===----------------------------------------------------------------------===//
