@@ -30,8 +30,9 @@ void registerNVFP4Dialect(DialectRegistry &registry);
 /// serialize GPU modules.
 void registerUpstreamDependencies(DialectRegistry &registry);
 
-/// Registers the nvfp4 passes (conversions) and pipelines with the global
-/// pass registry, for `--pass-pipeline` parsing in tools.
+/// Registers the nvfp4 passes (graph-level transforms, the precision report,
+/// conversions) and pipelines with the global pass registry, for
+/// `--pass-pipeline` parsing in tools.
 void registerNVFP4Passes();
 
 /// registerNVFP4Dialect + registerUpstreamDependencies: what nvfp4-opt and

@@ -7,7 +7,9 @@
 #include "nvfp4/InitAll.h"
 #include "nvfp4/Conversion/Passes.h"
 #include "nvfp4/Dialect/NVFP4/IR/NVFP4Dialect.h"
+#include "nvfp4/Dialect/NVFP4/Transforms/Passes.h"
 #include "nvfp4/Pipelines/Pipelines.h"
+#include "nvfp4/Report/Passes.h"
 
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/InitAllDialects.h"
@@ -44,6 +46,8 @@ void mlir::nvfp4::registerUpstreamDependencies(DialectRegistry &registry) {
 
 void mlir::nvfp4::registerNVFP4Passes() {
   registerNVFP4ConversionPasses();
+  registerNVFP4TransformsPasses();
+  registerNVFP4ReportPasses();
   registerNVFP4Pipelines();
 }
 

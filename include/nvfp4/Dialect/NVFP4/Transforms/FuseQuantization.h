@@ -1,0 +1,56 @@
+//===- FuseQuantization.h - share and remove quantizations ------*- C++ -*-===//
+//
+// Part of the nvfp4 project.
+//
+//===----------------------------------------------------------------------===//
+//
+// The fusions of nvfp4-fuse-quantization, one entry point each so another
+// compiler can pick the ones it wants.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef NVFP4_DIALECT_NVFP4_TRANSFORMS_FUSEQUANTIZATION_H
+#define NVFP4_DIALECT_NVFP4_TRANSFORMS_FUSEQUANTIZATION_H
+
+#include "mlir/IR/PatternMatch.h"
+
+#include <cstdint>
+
+namespace mlir {
+namespace nvfp4 {
+
+/// What the fusions did; patterns add to it when given one.
+struct FusionCounters {
+  /// Quantizations that were given a shared nvfp4.amax.
+  uint64_t sharedAmax = 0;
+  /// 16x16 quantizations replaced by the transpose of another.
+  uint64_t sharedWeightQuantizations = 0;
+  /// Dead nvfp4 ops erased.
+  uint64_t deadOpsRemoved = 0;
+};
+
+/// Quantizations (without an amax operand) of one tensor -- the same value
+/// or views of it that keep its elements (transposes, reshapes, copies,
+/// broadcasts, exact extensions) -- get one `nvfp4.amax`, created right
+/// after the tensor is defined. Results do not change.
+void populateShareAmaxPatterns(RewritePatternSet &patterns,
+                               FusionCounters *counters = nullptr);
+
+/// A 16x16, round-to-nearest, linear-layout quantization of `transpose(W)`
+/// (last two dimensions swapped) that follows one of `W` (or the reverse)
+/// becomes `pack(transpose(codes), transpose(scales), amax)` of the earlier
+/// one's `unpack`: bit for bit the same value, one quantization fewer.
+void populateShareWeightQuantizationPatterns(
+    RewritePatternSet &patterns, FusionCounters *counters = nullptr);
+
+/// Erases nvfp4 ops (quantize, amax, hadamard, dequantize, pack, unpack,
+/// swizzle_scales) whose results are unused, and the side-effect-free
+/// producers that become dead with them. Returns how many nvfp4 ops were
+/// erased. This is a walk rather than a pattern set: a greedy rewrite
+/// erases trivially dead ops itself before any pattern could see them.
+uint64_t removeDeadQuantizations(Operation *root);
+
+} // namespace nvfp4
+} // namespace mlir
+
+#endif // NVFP4_DIALECT_NVFP4_TRANSFORMS_FUSEQUANTIZATION_H

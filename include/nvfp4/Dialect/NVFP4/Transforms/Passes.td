@@ -1,0 +1,277 @@
+//===- Passes.td - nvfp4 graph-level passes ----------------*- tablegen -*-===//
+//
+// Part of the nvfp4 project.
+//
+// The passes that turn a model (func + linalg on tensors) into an NVFP4
+// model: a per-layer precision policy, the training recipe per GEMM role and
+// the fusion of the resulting quantizations. The logic lives in public
+// functions and pattern sets (see the headers next to this file); the pass
+// classes only read their options.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef NVFP4_DIALECT_NVFP4_TRANSFORMS_PASSES_TD
+#define NVFP4_DIALECT_NVFP4_TRANSFORMS_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+//===----------------------------------------------------------------------===//
+// nvfp4-assign-precision
+//===----------------------------------------------------------------------===//
+
+def NVFP4AssignPrecision : Pass<"nvfp4-assign-precision", "ModuleOp"> {
+  let summary = "Choose NVFP4 or BF16 for every linalg contraction, per layer";
+  let description = [{
+    Writes `nvfp4.precision = "nvfp4" | "bf16"` on every floating-point
+    linalg contraction (`linalg.matmul`, `linalg.batch_matmul`, their
+    transposed forms, `linalg.contract` and equivalent `linalg.generic`
+    contractions) following the paper's 12B recipe:
+
+    1. an explicit `nvfp4.precision` is kept as it is;
+    2. `all-bf16` (the late-training switch) makes every GEMM BF16, and
+       `forward-bf16` every fprop GEMM (the forward-only variant);
+    3. GEMMs whose `nvfp4.kind` is listed in `keep-kinds` stay BF16. The
+       pseudo-kind `attention-bmm` names the activation-by-activation GEMMs
+       of attention (QK^T and SV): `nvfp4.kind = "attention"` (or no kind
+       and batch dimensions) with no `{nvfp4.weight}` operand, not a wgrad;
+    4. the first `keep-first` and the last `keep-last` blocks stay BF16;
+    5. what NVFP4 cannot represent stays BF16 with a remark, never an
+       error: a contraction (K) length that is not a multiple of 16, dynamic
+       or empty shapes, buffers, element types other than bf16/f16/f32;
+    6. everything else becomes NVFP4.
+
+    Roles (for `forward-bf16` and `attention-bmm`) are resolved as
+    `nvfp4-apply-recipe` describes. GEMMs are contractions with at least one
+    M, N and K loop; matrix-vector products get no attribute.
+
+    Blocks come from `nvfp4.layer`; the number of blocks is the largest
+    `nvfp4.layer` in the module plus one. In a function without any
+    `nvfp4.layer`, blocks are inferred from residual connections (an
+    elementwise add of a value and a tensor computed from it through at
+    least one contraction closes a block); the inferred index is written as
+    `nvfp4.layer` and a remark on the function says what was found. With
+    no residual structure either, the remark says that the whole function
+    was taken as one block. GEMMs after the last residual connection (an
+    output head) count in the last block. A GEMM without `nvfp4.layer` in a
+    function where other GEMMs have one stays BF16 with a remark.
+
+    Example (`keep-first=1 keep-last=0`):
+
+    ```mlir
+    %0 = linalg.matmul {nvfp4.layer = 0 : i64} ins(%x, %w0 : ...) outs(...)
+    %1 = linalg.matmul {nvfp4.layer = 1 : i64} ins(%0, %w1 : ...) outs(...)
+    ```
+
+    (blocks 0 and 1 of two) becomes
+
+    ```mlir
+    %0 = linalg.matmul {nvfp4.layer = 0 : i64, nvfp4.precision = "bf16"} ...
+    %1 = linalg.matmul {nvfp4.layer = 1 : i64, nvfp4.precision = "nvfp4"} ...
+    ```
+  }];
+  let options = [
+    Option<"keepFirst", "keep-first", "unsigned", /*default=*/"2",
+           "Number of leading blocks kept in BF16">,
+    Option<"keepLast", "keep-last", "unsigned", /*default=*/"8",
+           "Number of trailing blocks kept in BF16">,
+    ListOption<"keepKinds", "keep-kinds", "std::string",
+               "nvfp4.kind values kept in BF16 ('attention-bmm' names the "
+               "attention BMMs; 'none' keeps no kind)",
+               "llvm::cl::list_init<std::string>("
+               "{\"attention-bmm\", \"embedding\", \"head\"})">,
+    Option<"allBF16", "all-bf16", "bool", /*default=*/"false",
+           "Late-training switch: every GEMM in BF16">,
+    Option<"forwardBF16", "forward-bf16", "bool", /*default=*/"false",
+           "Late-training switch: every fprop GEMM in BF16, gradients stay "
+           "NVFP4">,
+  ];
+}
+
+//===----------------------------------------------------------------------===//
+// nvfp4-apply-recipe
+//===----------------------------------------------------------------------===//
+
+def NVFP4ApplyRecipe : Pass<"nvfp4-apply-recipe", "ModuleOp"> {
+  let summary = "Rewrite NVFP4 GEMMs into quantize / hadamard / scaled_matmul "
+                "by GEMM role";
+  let description = [{
+    Rewrites every linalg contraction with `nvfp4.precision = "nvfp4"` into
+    the NVFP4 training recipe of docs/Numerics.md section 7:
+
+    | role  | lhs                      | rhs                            |
+    |-------|--------------------------|--------------------------------|
+    | fprop | X: 1x16, RN              | W: 16x16, RN                   |
+    | dgrad | dY: 1x16, SR             | W: 16x16, RN                   |
+    | wgrad | dY^T: RHT + 1x16, SR     | X^T: RHT + 1x16, RN            |
+
+    16x16 goes to whichever operand is a `{nvfp4.weight}` argument (1x16,
+    with a remark, when that operand's rows are not a multiple of 16). A GEMM
+    that cannot be quantized (dynamic or empty shape, K not a multiple of
+    16, buffers, element types other than bf16/f16/f32) gets a remark and
+    `nvfp4.precision = "bf16"` and is left as it is.
+
+    `nvfp4.scaled_matmul` multiplies `lhs[batch, M, K]` by
+    `rhs[batch, N, K]^T`, both blocked along K, so each operand is first
+    transposed (`linalg.transpose`) and, for several M, N or K loops,
+    collapsed into that form; the RHT of wgrad then runs along the token
+    dimension, which is K there. Non-BF16 RHT inputs are rounded to BF16
+    first (the transform is defined on BF16). The product is expanded and
+    transposed back to the original result, whose element type is kept.
+    The contraction's `outs` operand is accumulated: unless it is a fill
+    with zero, a zero constant or `tensor.empty`, it is added in FP32 to the
+    FP32 product and the sum is rounded once.
+
+    Roles come from `nvfp4.role`. Without one (the weight is the operand
+    that is a `{nvfp4.weight}` argument, looking through transposes, casts,
+    reshapes, broadcasts and copies):
+
+    1. a weight used by a single GEMM of the function: fprop;
+    2. a weight used by several: fprop for the GEMM whose result reaches
+       another use, dgrad for one that another use reaches; without such
+       data flow, fprop where the weight's last dimension is contracted and
+       dgrad where its first is (the [out, in] layout of PyTorch and TE);
+    3. no weight operand, and a result shaped like a weight argument (or its
+       transpose): wgrad, whose dY is the operand a dgrad also reads as dY
+       (else the one that is not an fprop's activation, else operand A);
+    4. anything else is ambiguous: a remark, and the conservative fprop
+       treatment (round to nearest, no RHT; 1x16 without a weight operand).
+
+    Stochastic rounding seeds: the i-th SR quantization of the module (in
+    walk order) gets the (i+1)-th output of SplitMix64 started at `seed`, so
+    each GEMM operand draws an independent Philox stream. With
+    `seed-argument=<n>` the base seed is the n-th argument (an `i64`) of the
+    enclosing function and the same mixing runs in `arith` at run time, so a
+    training loop passes its step's seed.
+
+    Example (fprop, `Y = X W^T`):
+
+    ```mlir
+    %y = linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>,
+                                        affine_map<(m, n, k) -> (n, k)>,
+                                        affine_map<(m, n, k) -> (m, n)>]
+        {nvfp4.precision = "nvfp4"}
+        ins(%x, %w : tensor<64x128xbf16>, tensor<256x128xbf16>)
+        outs(%zero : tensor<64x256xbf16>) -> tensor<64x256xbf16>
+    ```
+
+    becomes
+
+    ```mlir
+    %qx = nvfp4.quantize %x : tensor<64x128xbf16>
+        -> !nvfp4.tensor<64x128xf4E2M1FN, scale = f8E4M3FN, block = 1x16>
+    %qw = nvfp4.quantize %w : tensor<256x128xbf16>
+        -> !nvfp4.tensor<256x128xf4E2M1FN, scale = f8E4M3FN, block = 16x16>
+    %y = nvfp4.scaled_matmul %qx, %qw role<fprop> {nvfp4.precision = "nvfp4"}
+        : ... -> tensor<64x256xbf16>
+    ```
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::linalg::LinalgDialect",
+    "::mlir::nvfp4::NVFP4Dialect",
+    "::mlir::tensor::TensorDialect",
+  ];
+  let options = [
+    Option<"rht", "rht", "bool", /*default=*/"true",
+           "Random Hadamard Transform on the wgrad operands">,
+    Option<"stochasticRounding", "stochastic-rounding", "bool",
+           /*default=*/"true",
+           "Stochastic rounding of the gradient operands (dgrad dY, wgrad "
+           "dY^T)">,
+    Option<"weight2D", "weight-2d", "bool", /*default=*/"true",
+           "16x16 blocks for weights (1x16 when off)">,
+    Option<"seed", "seed", "uint64_t", /*default=*/"0",
+           "Base seed of stochastic rounding">,
+    Option<"seedArgument", "seed-argument", "int", /*default=*/"-1",
+           "Index of an i64 function argument holding the base seed at run "
+           "time (-1: use `seed`)">,
+  ];
+}
+
+//===----------------------------------------------------------------------===//
+// nvfp4-fuse-quantization
+//===----------------------------------------------------------------------===//
+
+def NVFP4FuseQuantization : Pass<"nvfp4-fuse-quantization", "ModuleOp"> {
+  let summary = "Share amaxes and weight quantizations between GEMMs and drop "
+                "dead quantizations";
+  let description = [{
+    Runs three independent fusions after `nvfp4-apply-recipe`; none of
+    them changes a single result bit:
+
+    1. *share-amax* (pattern set): quantizations of one tensor (the same
+       value, or transposes, reshapes, copies and exact extensions of it,
+       which have the same amax) compute one `nvfp4.amax` and pass it to
+       each `nvfp4.quantize`; a quantize without `amax` computes exactly
+       this value.
+    2. *share-weight-quantization* (pattern set): a 16x16, round-to-nearest
+       quantization of `transpose(W)` (dgrad) after one of `W` (fprop), or
+       the reverse, becomes the transpose of the earlier one,
+       `pack(transpose(codes), transpose(scales), amax)` of its `unpack`: a
+       16x16 tile has the same scale in both orientations, so the codes are
+       bit for bit the transpose and one weight quantization remains.
+    3. *remove-dead*: quantizations, amaxes, RHTs, dequantizations, packs,
+       unpacks and scale swizzles whose results are unused are erased, with
+       the producers that become dead with them. (This one is a walk, not a
+       pattern set: a greedy rewrite erases dead ops before any pattern sees
+       them, so it runs first.)
+
+    Each function is processed on its own. The statistics count what each
+    fusion did; Debian's LLVM is built without LLVM_ENABLE_STATS, which
+    makes `-mlir-pass-statistics` print nothing, so `report-counts` also
+    emits them as a remark on every function.
+
+    Not done here: folding the RHT into the following quantize is not
+    expressible with the current ops (`nvfp4.quantize` has no transform
+    attribute), so the `hadamard -> quantize` pair stays for the code
+    generators to fuse into one kernel; and fusing a GEMM's output
+    quantization into its epilogue needs a scaled_matmul that returns a
+    block-scaled value.
+
+    Example (share-weight-quantization):
+
+    ```mlir
+    %qf = nvfp4.quantize %w : tensor<256x128xbf16>
+        -> !nvfp4.tensor<256x128xf4E2M1FN, scale = f8E4M3FN, block = 16x16>
+    %wt = linalg.transpose ins(%w ...) outs(...) permutation = [1, 0]
+    %qd = nvfp4.quantize %wt : tensor<128x256xbf16>
+        -> !nvfp4.tensor<128x256xf4E2M1FN, scale = f8E4M3FN, block = 16x16>
+    ```
+
+    becomes
+
+    ```mlir
+    %qf = nvfp4.quantize %w : ...
+    %c, %s, %a = nvfp4.unpack %qf : ...
+    %ct = linalg.transpose ins(%c ...) outs(...) permutation = [1, 0]
+    %st = linalg.transpose ins(%s ...) outs(...) permutation = [1, 0]
+    %qd = nvfp4.pack %ct, %st, %a : !nvfp4.tensor<128x256..., block = 16x16>
+    ```
+  }];
+  let dependentDialects = [
+    "::mlir::linalg::LinalgDialect",
+    "::mlir::nvfp4::NVFP4Dialect",
+    "::mlir::tensor::TensorDialect",
+  ];
+  let options = [
+    Option<"shareAmax", "share-amax", "bool", /*default=*/"true",
+           "Run the share-amax patterns">,
+    Option<"shareWeightQuantization", "share-weight-quantization", "bool",
+           /*default=*/"true",
+           "Run the share-weight-quantization patterns">,
+    Option<"removeDead", "remove-dead", "bool", /*default=*/"true",
+           "Erase dead quantizations">,
+    Option<"reportCounts", "report-counts", "bool", /*default=*/"false",
+           "Emit a remark per function with what each fusion did">,
+  ];
+  let statistics = [
+    Statistic<"numSharedAmax", "shared-amax",
+              "Quantizations given a shared nvfp4.amax">,
+    Statistic<"numSharedWeightQuantizations", "shared-weight-quantizations",
+              "16x16 quantizations replaced by the transpose of another">,
+    Statistic<"numDeadOpsRemoved", "dead-ops-removed",
+              "Dead quantize/amax/hadamard/pack/unpack ops erased">,
+  ];
+}
+
+#endif // NVFP4_DIALECT_NVFP4_TRANSFORMS_PASSES_TD

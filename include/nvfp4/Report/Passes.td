@@ -1,0 +1,50 @@
+//===- Passes.td - nvfp4 report passes ---------------------*- tablegen -*-===//
+//
+// Part of the nvfp4 project.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef NVFP4_REPORT_PASSES_TD
+#define NVFP4_REPORT_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def NVFP4PrintPrecisionReport
+    : Pass<"nvfp4-print-precision-report", "ModuleOp"> {
+  let summary = "Print the per-layer and per-GEMM precision report";
+  let description = [{
+    Prints, to standard output, what every GEMM of the module runs in: its
+    layer, kind, role, precision, the recipe of each NVFP4 operand (block
+    shape, RHT, rounding), its FLOPs (2 * batch * M * N * K), and the share of
+    GEMM FLOPs in NVFP4 per layer and overall. Run it after
+    `nvfp4-assign-precision`, before or after `nvfp4-apply-recipe` (GEMMs not
+    yet rewritten are shown with the recipe they will get). The module is
+    not changed.
+
+    With `json` the report is printed as JSON instead of a table; with
+    `svg-file` an SVG bar chart of the NVFP4 FLOP share per layer is
+    written to that file. This is the report `nvfp4-compile --report` writes.
+
+    Example:
+
+    ```
+    nvfp4-opt model.mlir --nvfp4-assign-precision \
+        --nvfp4-print-precision-report='svg-file=share.svg' -o /dev/null
+    ```
+
+    prints
+
+    ```
+    NVFP4 precision report: 3 GEMMs, 1 in NVFP4, 42.9% of 2.80e+08 GEMM FLOPs
+    ...
+    ```
+  }];
+  let options = [
+    Option<"json", "json", "bool", /*default=*/"false",
+           "Print JSON instead of a table">,
+    Option<"svgFile", "svg-file", "std::string", /*default=*/"\"\"",
+           "Also write the SVG chart of the NVFP4 FLOP share per layer here">,
+  ];
+}
+
+#endif // NVFP4_REPORT_PASSES_TD

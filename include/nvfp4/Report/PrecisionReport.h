@@ -1,0 +1,112 @@
+//===- PrecisionReport.h - per-layer, per-GEMM precision report -*- C++ -*-===//
+//
+// Part of the nvfp4 project.
+//
+//===----------------------------------------------------------------------===//
+//
+// What a module's GEMMs run in after nvfp4-assign-precision (and, if it ran,
+// nvfp4-apply-recipe): precision, role, the recipe of each operand, FLOPs,
+// and the share of GEMM FLOPs in NVFP4 per layer and overall -- the number
+// behind the paper's "preserves 84 % of the computational savings". Rendered
+// as JSON, a text table and an SVG bar chart; nvfp4-compile --report and the
+// nvfp4-print-precision-report pass use it.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef NVFP4_REPORT_PRECISIONREPORT_H
+#define NVFP4_REPORT_PRECISIONREPORT_H
+
+#include "nvfp4/Dialect/NVFP4/IR/NVFP4Dialect.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace mlir {
+namespace nvfp4 {
+
+/// How one operand of an NVFP4 GEMM is quantized.
+struct OperandReport {
+  /// Block shape, "1x16" or "16x16".
+  std::string block;
+  /// Random Hadamard Transform before quantization.
+  bool hadamard = false;
+  /// Rounding, std::nullopt when the quantization is not visible (the
+  /// operand comes from outside, e.g. a checkpoint).
+  std::optional<RoundingMode> rounding;
+};
+
+/// One GEMM: a linalg contraction (BF16/FP8 or an NVFP4 GEMM whose recipe
+/// is not applied yet, reported with the recipe it will get) or an
+/// nvfp4.scaled_matmul.
+struct GemmReport {
+  /// Op name and source location ("file:line:col").
+  std::string op;
+  std::string location;
+  std::optional<int64_t> layer;
+  std::string kind;
+  /// "nvfp4", "fp8", "bf16", or "unassigned" (no nvfp4.precision).
+  std::string precision;
+  std::optional<GemmRole> role;
+  /// "annotated", "inferred", "assumed", or "op" (scaled_matmul's role).
+  std::string roleSource;
+  /// The recipe is applied (nvfp4 ops) rather than planned.
+  bool applied = false;
+  int64_t batch = 1, m = 0, n = 0, k = 0;
+  uint64_t flops = 0;
+  /// Operands A and B, for NVFP4 GEMMs only.
+  std::vector<OperandReport> operands;
+
+  bool isNVFP4() const { return precision == "nvfp4"; }
+  bool usesHadamard() const;
+  bool usesStochasticRounding() const;
+  bool usesTwoDimensionalBlocks() const;
+};
+
+/// FLOPs of one layer (std::nullopt: GEMMs outside the blocks, e.g. the
+/// output head).
+struct LayerReport {
+  std::optional<int64_t> layer;
+  unsigned numGemms = 0;
+  unsigned numNVFP4Gemms = 0;
+  uint64_t flops = 0;
+  uint64_t nvfp4Flops = 0;
+
+  double nvfp4Share() const { return flops ? double(nvfp4Flops) / flops : 0; }
+};
+
+struct PrecisionReport {
+  /// GEMMs in walk order.
+  std::vector<GemmReport> gemms;
+  /// Layers in increasing order, then the GEMMs without a layer.
+  std::vector<LayerReport> layers;
+  uint64_t flops = 0;
+  uint64_t nvfp4Flops = 0;
+
+  unsigned numNVFP4Gemms() const;
+  double nvfp4Share() const { return flops ? double(nvfp4Flops) / flops : 0; }
+};
+
+/// Collects the report of `module`. Fails, with an error on the op, when a
+/// GEMM has a dynamic shape (its FLOPs are unknown).
+FailureOr<PrecisionReport> buildPrecisionReport(ModuleOp module);
+
+/// The report as JSON: {"summary", "layers", "gemms"}; FLOPs are integers.
+llvm::json::Value toJSON(const PrecisionReport &report);
+/// Pretty-printed toJSON(report) followed by a newline.
+void writeJSON(llvm::raw_ostream &os, const PrecisionReport &report);
+
+/// A human-readable summary, per-layer and per-GEMM table.
+std::string renderTable(const PrecisionReport &report);
+
+/// A standalone SVG bar chart of the NVFP4 share of GEMM FLOPs per layer.
+std::string renderSVG(const PrecisionReport &report);
+
+} // namespace nvfp4
+} // namespace mlir
+
+#endif // NVFP4_REPORT_PRECISIONREPORT_H

@@ -1,0 +1,408 @@
+//===- ApplyRecipe.cpp - the nvfp4-apply-recipe pass ----------------------===//
+//
+// Part of the nvfp4 project.
+//
+// Rewrites NVFP4-assigned linalg contractions into the training recipe of
+// docs/Numerics.md section 7: each operand is brought into the K-last form
+// nvfp4.scaled_matmul reads ([batch, rows, K]), optionally Hadamard
+// transformed, and quantized with the block shape and rounding of its role.
+//
+//===----------------------------------------------------------------------===//
+
+#include "nvfp4/Dialect/NVFP4/Transforms/ApplyRecipe.h"
+#include "nvfp4/Dialect/NVFP4/IR/NVFP4Ops.h"
+#include "nvfp4/Dialect/NVFP4/Transforms/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
+#include "llvm/ADT/Twine.h"
+
+namespace mlir {
+namespace nvfp4 {
+#define GEN_PASS_DEF_NVFP4APPLYRECIPE
+#include "nvfp4/Dialect/NVFP4/Transforms/Passes.h.inc"
+} // namespace nvfp4
+} // namespace mlir
+
+using namespace mlir;
+using namespace mlir::nvfp4;
+
+//===----------------------------------------------------------------------===//
+// Planning
+//===----------------------------------------------------------------------===//
+
+/// Rows of operand `operand` in K-last form: M for A, N for B.
+static int64_t operandRows(const GemmShape &shape, int operand) {
+  return operand == 0 ? shape.m : shape.n;
+}
+
+GemmRecipe mlir::nvfp4::planRecipe(const GemmInfo &gemm,
+                                   const RecipeOptions &options,
+                                   SmallVectorImpl<std::string> *notes) {
+  GemmRecipe recipe;
+  recipe.role = gemm.role;
+  auto stochastic = options.stochasticRounding ? RoundingMode::Stochastic
+                                               : RoundingMode::NearestEven;
+  for (int operand = 0; operand < 2; ++operand) {
+    OperandRecipe &r = recipe.operands[operand];
+    switch (gemm.role) {
+    case GemmRole::Fprop:
+    case GemmRole::Dgrad:
+      if (operand == gemm.weightOperand && options.weight2D) {
+        if (operandRows(gemm.shape, operand) % kBlockSize == 0) {
+          r.twoDimensional = true;
+        } else if (notes) {
+          notes->push_back(
+              (llvm::Twine("the weight has ") +
+               llvm::Twine(operandRows(gemm.shape, operand)) +
+               " rows, not a multiple of 16: quantized with 1x16 blocks")
+                  .str());
+        }
+      }
+      if (gemm.role == GemmRole::Dgrad && operand == gemm.gradientOperand)
+        r.rounding = stochastic;
+      break;
+    case GemmRole::Wgrad:
+      r.hadamard = options.rht;
+      if (operand == gemm.gradientOperand)
+        r.rounding = stochastic;
+      break;
+    }
+  }
+  return recipe;
+}
+
+std::optional<std::string>
+mlir::nvfp4::checkRecipeApplicable(const GemmInfo &gemm) {
+  linalg::LinalgOp op = gemm.op;
+  if (!op.hasPureTensorSemantics())
+    return std::string("the GEMM does not operate on tensors");
+  for (Value operand : gemm.op->getOperands())
+    if (!isa<BFloat16Type, Float16Type, Float32Type>(
+            getElementTypeOrSelf(operand.getType())))
+      return std::string("element types other than bf16, f16 and f32 cannot "
+                         "be quantized");
+  if (!gemm.shape.isStatic())
+    return std::string("the GEMM shape is dynamic");
+  if (gemm.shape.batch == 0 || gemm.shape.m == 0 || gemm.shape.n == 0 ||
+      gemm.shape.k == 0)
+    return std::string("the GEMM has an empty dimension");
+  if (gemm.shape.k % kBlockSize != 0)
+    return (llvm::Twine("the contraction dimension ") +
+            llvm::Twine(gemm.shape.k) + " is not a multiple of 16")
+        .str();
+  return std::nullopt;
+}
+
+//===----------------------------------------------------------------------===//
+// Seeds
+//===----------------------------------------------------------------------===//
+
+static constexpr uint64_t kGoldenGamma = 0x9E3779B97F4A7C15ull;
+static constexpr uint64_t kMix1 = 0xBF58476D1CE4E5B9ull;
+static constexpr uint64_t kMix2 = 0x94D049BB133111EBull;
+
+uint64_t mlir::nvfp4::deriveStreamSeed(uint64_t seed, uint64_t streamIndex) {
+  uint64_t z = seed + kGoldenGamma * (streamIndex + 1);
+  z = (z ^ (z >> 30)) * kMix1;
+  z = (z ^ (z >> 27)) * kMix2;
+  return z ^ (z >> 31);
+}
+
+Value mlir::nvfp4::buildStreamSeed(OpBuilder &b, Location loc, Value seed,
+                                   uint64_t streamIndex) {
+  auto constant = [&](uint64_t value) -> Value {
+    return arith::ConstantIntOp::create(b, loc, b.getI64Type(),
+                                        static_cast<int64_t>(value));
+  };
+  auto xorShift = [&](Value z, uint64_t shift) -> Value {
+    Value shifted = arith::ShRUIOp::create(b, loc, z, constant(shift));
+    return arith::XOrIOp::create(b, loc, z, shifted);
+  };
+  Value z = arith::AddIOp::create(b, loc, seed,
+                                  constant(kGoldenGamma * (streamIndex + 1)));
+  z = arith::MulIOp::create(b, loc, xorShift(z, 30), constant(kMix1));
+  z = arith::MulIOp::create(b, loc, xorShift(z, 27), constant(kMix2));
+  return xorShift(z, 31);
+}
+
+//===----------------------------------------------------------------------===//
+// Rewriting
+//===----------------------------------------------------------------------===//
+
+/// Permutes `value` so that dimension i of the result is dimension
+/// `permutation[i]` of `value`; no op for the identity.
+static Value transposeIfNeeded(OpBuilder &b, Location loc, Value value,
+                               ArrayRef<int64_t> permutation) {
+  bool identity = llvm::all_of(llvm::enumerate(permutation), [](auto entry) {
+    return int64_t(entry.index()) == entry.value();
+  });
+  if (identity)
+    return value;
+  auto type = cast<RankedTensorType>(value.getType());
+  SmallVector<int64_t> shape;
+  for (int64_t dim : permutation)
+    shape.push_back(type.getDimSize(dim));
+  Value init =
+      tensor::EmptyOp::create(b, loc, shape, type.getElementType()).getResult();
+  return linalg::TransposeOp::create(b, loc, value, init, permutation)
+      .getResult()[0];
+}
+
+/// Reassociation that keeps each batch dimension and merges each following
+/// group of `groupSizes` dimensions into one.
+static SmallVector<ReassociationIndices>
+groupReassociation(size_t numBatch, ArrayRef<size_t> groupSizes) {
+  SmallVector<ReassociationIndices> reassociation;
+  int64_t dim = 0;
+  for (size_t i = 0; i < numBatch; ++i)
+    reassociation.push_back({dim++});
+  for (size_t size : groupSizes) {
+    ReassociationIndices group;
+    for (size_t i = 0; i < size; ++i)
+      group.push_back(dim++);
+    reassociation.push_back(group);
+  }
+  return reassociation;
+}
+
+/// Brings operand `operand` of the GEMM into the K-last form
+/// [batch..., rows, K] that nvfp4.quantize and nvfp4.scaled_matmul read.
+static Value buildKLastOperand(OpBuilder &b, Location loc, const GemmInfo &gemm,
+                               int operand) {
+  const linalg::ContractionDimensions &dims = gemm.shape.dims;
+  ArrayRef<unsigned> rows = operand == 0 ? dims.m : dims.n;
+  linalg::LinalgOp op = gemm.op;
+  OpOperand *opOperand = op.getDpsInputOperand(operand);
+  AffineMap map = op.getMatchingIndexingMap(opOperand);
+
+  SmallVector<int64_t> permutation;
+  for (ArrayRef<unsigned> group :
+       {ArrayRef<unsigned>(dims.batch), rows, ArrayRef<unsigned>(dims.k)})
+    for (unsigned loop : group)
+      permutation.push_back(
+          *map.getResultPosition(getAffineDimExpr(loop, b.getContext())));
+  Value value = transposeIfNeeded(b, loc, opOperand->get(), permutation);
+  if (rows.size() == 1 && dims.k.size() == 1)
+    return value;
+  return tensor::CollapseShapeOp::create(
+      b, loc, value,
+      groupReassociation(dims.batch.size(), {rows.size(), dims.k.size()}));
+}
+
+/// Whether accumulating into `init` is a no-op: a fill with zero, a zero
+/// constant, or tensor.empty (whose contents are undefined, so any value,
+/// zero included, is a valid reading).
+static bool isZeroTensor(Value init) {
+  if (init.getDefiningOp<tensor::EmptyOp>())
+    return true;
+  if (auto fill = init.getDefiningOp<linalg::FillOp>())
+    return matchPattern(fill.getInputs()[0], m_AnyZeroFloat());
+  return matchPattern(init, m_AnyZeroFloat());
+}
+
+FailureOr<Value> mlir::nvfp4::rewriteGemmWithRecipe(
+    RewriterBase &rewriter, const GemmInfo &gemm, const GemmRecipe &recipe,
+    function_ref<Value(OpBuilder &, Location)> makeSeed) {
+  if (checkRecipeApplicable(gemm))
+    return failure();
+  linalg::LinalgOp op = gemm.op;
+  Location loc = op.getLoc();
+  MLIRContext *ctx = rewriter.getContext();
+  const linalg::ContractionDimensions &dims = gemm.shape.dims;
+  OpBuilder::InsertionGuard guard(rewriter);
+  rewriter.setInsertionPoint(op);
+
+  // Quantized operands.
+  Value quantized[2];
+  for (int operand = 0; operand < 2; ++operand) {
+    const OperandRecipe &r = recipe.operands[operand];
+    Value value = buildKLastOperand(rewriter, loc, gemm, operand);
+    auto type = cast<RankedTensorType>(value.getType());
+    if (r.hadamard) {
+      // The RHT is defined on BF16 inputs (docs/Numerics.md section 4).
+      if (!type.getElementType().isBF16()) {
+        type = type.clone(rewriter.getBF16Type());
+        value = arith::TruncFOp::create(rewriter, loc, type, value);
+      }
+      value = HadamardOp::create(rewriter, loc, value);
+    }
+    SmallVector<int64_t> block = {r.twoDimensional ? kBlockSize : 1,
+                                  kBlockSize};
+    auto quantizedType =
+        BlockScaledTensorType::get(ctx, type.getShape(), block);
+    Value seed = r.rounding == RoundingMode::Stochastic
+                     ? makeSeed(rewriter, loc)
+                     : Value();
+    quantized[operand] = QuantizeOp::create(rewriter, loc, quantizedType, value,
+                                            /*amax=*/Value(), seed, r.rounding);
+  }
+
+  // The product in [batch..., M, N], in the result element type unless the
+  // init has to be accumulated (then in FP32, rounded once below).
+  Value init = op.getDpsInits()[0];
+  auto resultType = cast<RankedTensorType>(init.getType());
+  bool accumulate = !isZeroTensor(init);
+  Type productElementType =
+      accumulate ? rewriter.getF32Type() : resultType.getElementType();
+  auto lhsType = cast<BlockScaledTensorType>(quantized[0].getType());
+  SmallVector<int64_t> productShape(lhsType.getBatchShape());
+  productShape.push_back(gemm.shape.m);
+  productShape.push_back(gemm.shape.n);
+  auto matmul = ScaledMatmulOp::create(
+      rewriter, loc, RankedTensorType::get(productShape, productElementType),
+      quantized[0], quantized[1], /*alpha=*/Value(),
+      GemmRoleAttr::get(ctx, recipe.role));
+  for (StringRef name : {ModelAnnotation::kLayer, ModelAnnotation::kKind,
+                         ModelAnnotation::kPrecision})
+    if (Attribute attr = op->getAttr(name))
+      matmul->setAttr(name, attr);
+  Value product = matmul.getResult();
+
+  // Back to the loops of the result: [batch..., m..., n...], then the
+  // result's own dimension order.
+  SmallVector<unsigned> productLoops(dims.batch.begin(), dims.batch.end());
+  llvm::append_range(productLoops, dims.m);
+  llvm::append_range(productLoops, dims.n);
+  if (dims.m.size() > 1 || dims.n.size() > 1) {
+    SmallVector<int64_t> expandedShape;
+    SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+    for (unsigned loop : productLoops)
+      expandedShape.push_back(ranges[loop]);
+    product = tensor::ExpandShapeOp::create(
+        rewriter, loc, RankedTensorType::get(expandedShape, productElementType),
+        product,
+        groupReassociation(dims.batch.size(), {dims.m.size(), dims.n.size()}));
+  }
+  AffineMap resultMap = op.getMatchingIndexingMap(op.getDpsInitOperand(0));
+  SmallVector<int64_t> permutation;
+  for (AffineExpr expr : resultMap.getResults()) {
+    unsigned loop = cast<AffineDimExpr>(expr).getPosition();
+    permutation.push_back(llvm::find(productLoops, loop) -
+                          productLoops.begin());
+  }
+  product = transposeIfNeeded(rewriter, loc, product, permutation);
+
+  if (accumulate) {
+    // result = round(product + init), computed in FP32.
+    AffineMap identity =
+        AffineMap::getMultiDimIdentityMap(resultType.getRank(), ctx);
+    SmallVector<utils::IteratorType> parallel(resultType.getRank(),
+                                              utils::IteratorType::parallel);
+    Type elementType = resultType.getElementType();
+    product =
+        linalg::GenericOp::create(
+            rewriter, loc, TypeRange{resultType}, ValueRange{product},
+            ValueRange{init}, ArrayRef<AffineMap>{identity, identity}, parallel,
+            [&](OpBuilder &b, Location l, ValueRange args) {
+              Value acc = args[1];
+              if (elementType != b.getF32Type())
+                acc = arith::ExtFOp::create(b, l, b.getF32Type(), acc);
+              Value sum = arith::AddFOp::create(b, l, args[0], acc);
+              if (elementType != b.getF32Type())
+                sum = arith::TruncFOp::create(b, l, elementType, sum);
+              linalg::YieldOp::create(b, l, sum);
+            })
+            .getResult(0);
+  }
+  rewriter.replaceOp(op, product);
+  return product;
+}
+
+//===----------------------------------------------------------------------===//
+// Driver
+//===----------------------------------------------------------------------===//
+
+/// Emits the remarks that go with rewriting `gemm` by `recipe`.
+static void remarkOnRecipe(const GemmInfo &gemm, ArrayRef<std::string> notes) {
+  if (gemm.roleSource == RoleSource::Assumed)
+    gemm.op->emitRemark() << "nvfp4-apply-recipe: " << gemm.roleNote
+                          << "; applied the conservative fprop recipe (round "
+                             "to nearest, no RHT)";
+  for (const std::string &note : notes)
+    gemm.op->emitRemark() << "nvfp4-apply-recipe: " << note;
+}
+
+/// Whether the GEMM is assigned NVFP4.
+static bool isAssignedNVFP4(const GemmInfo &gemm) {
+  return gemm.precision == Precision::NVFP4;
+}
+
+LogicalResult mlir::nvfp4::applyRecipe(Operation *root,
+                                       const RecipeOptions &options) {
+  GemmAnalysis analysis(root);
+  IRRewriter rewriter(root->getContext());
+  uint64_t streamIndex = 0;
+  bool failedSeed = false;
+  for (const GemmInfo &gemm : analysis.getGemms()) {
+    if (!isAssignedNVFP4(gemm))
+      continue;
+    if (std::optional<std::string> why = checkRecipeApplicable(gemm)) {
+      gemm.op->emitRemark()
+          << "nvfp4-apply-recipe: " << *why << "; kept in bf16";
+      gemm.op->setAttr(
+          ModelAnnotation::kPrecision,
+          rewriter.getStringAttr(stringifyPrecision(Precision::BF16)));
+      continue;
+    }
+
+    SmallVector<std::string> notes;
+    GemmRecipe recipe = planRecipe(gemm, options, &notes);
+
+    // The base seed: the option, or the function's seed argument.
+    bool needsSeed = llvm::any_of(recipe.operands, [](const OperandRecipe &r) {
+      return r.rounding == RoundingMode::Stochastic;
+    });
+    Value seedArgument;
+    if (needsSeed && options.seedArgument >= 0) {
+      auto function = gemm.op->getParentOfType<FunctionOpInterface>();
+      unsigned index = options.seedArgument;
+      if (!function || index >= function.getNumArguments() ||
+          !function.getArgument(index).getType().isInteger(64)) {
+        gemm.op->emitError()
+            << "nvfp4-apply-recipe: seed-argument=" << options.seedArgument
+            << " does not name an i64 argument of the "
+               "enclosing function";
+        failedSeed = true;
+        continue;
+      }
+      seedArgument = function.getArgument(index);
+    }
+    remarkOnRecipe(gemm, notes);
+    auto makeSeed = [&](OpBuilder &b, Location loc) -> Value {
+      uint64_t index = streamIndex++;
+      if (seedArgument)
+        return buildStreamSeed(b, loc, seedArgument, index);
+      return arith::ConstantIntOp::create(
+          b, loc, b.getI64Type(),
+          static_cast<int64_t>(deriveStreamSeed(options.seed, index)));
+    };
+    if (failed(rewriteGemmWithRecipe(rewriter, gemm, recipe, makeSeed)))
+      return gemm.op->emitError("nvfp4-apply-recipe: failed to rewrite");
+  }
+  return failure(failedSeed);
+}
+
+//===----------------------------------------------------------------------===//
+// Pass
+//===----------------------------------------------------------------------===//
+
+namespace {
+struct NVFP4ApplyRecipePass
+    : public nvfp4::impl::NVFP4ApplyRecipeBase<NVFP4ApplyRecipePass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    RecipeOptions options;
+    options.rht = rht;
+    options.stochasticRounding = stochasticRounding;
+    options.weight2D = weight2D;
+    options.seed = seed;
+    options.seedArgument = seedArgument;
+    if (failed(applyRecipe(getOperation(), options)))
+      signalPassFailure();
+  }
+};
+} // namespace

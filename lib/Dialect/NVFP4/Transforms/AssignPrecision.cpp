@@ -1,0 +1,251 @@
+//===- AssignPrecision.cpp - the nvfp4-assign-precision pass --------------===//
+//
+// Part of the nvfp4 project.
+//
+// Chooses NVFP4 or BF16 for every GEMM: explicit annotations first, then the
+// late-training switches, the kinds kept in high precision, the first and
+// last blocks, and the shapes NVFP4 can represent.
+//
+//===----------------------------------------------------------------------===//
+
+#include "nvfp4/Dialect/NVFP4/Transforms/AssignPrecision.h"
+#include "nvfp4/Dialect/NVFP4/Transforms/ApplyRecipe.h"
+#include "nvfp4/Dialect/NVFP4/Transforms/GemmAnalysis.h"
+#include "nvfp4/Dialect/NVFP4/Transforms/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/IR/Builders.h"
+#include "llvm/ADT/MapVector.h"
+
+namespace mlir {
+namespace nvfp4 {
+#define GEN_PASS_DEF_NVFP4ASSIGNPRECISION
+#include "nvfp4/Dialect/NVFP4/Transforms/Passes.h.inc"
+} // namespace nvfp4
+} // namespace mlir
+
+using namespace mlir;
+using namespace mlir::nvfp4;
+
+//===----------------------------------------------------------------------===//
+// Blocks from residual connections
+//===----------------------------------------------------------------------===//
+
+/// The two operands of an elementwise tensor addition, if `op` is one:
+/// `arith.addf` on tensors, `linalg.add`, or a `linalg.generic` with
+/// identity maps whose body adds its two inputs.
+static std::optional<std::pair<Value, Value>>
+matchElementwiseAdd(Operation *op) {
+  if (auto add = dyn_cast<arith::AddFOp>(op)) {
+    if (isa<RankedTensorType>(add.getType()))
+      return std::make_pair(add.getLhs(), add.getRhs());
+    return std::nullopt;
+  }
+  if (auto add = dyn_cast<linalg::AddOp>(op))
+    return std::make_pair(add.getInputs()[0], add.getInputs()[1]);
+  auto generic = dyn_cast<linalg::GenericOp>(op);
+  if (!generic || generic.getNumDpsInputs() != 2 ||
+      generic.getNumDpsInits() != 1 || generic.getNumReductionLoops() != 0 ||
+      !llvm::all_of(generic.getIndexingMapsArray(),
+                    [](AffineMap map) { return map.isIdentity(); }))
+    return std::nullopt;
+  Block &body = generic.getRegion().front();
+  if (body.getOperations().size() != 2)
+    return std::nullopt;
+  auto add = dyn_cast<arith::AddFOp>(body.front());
+  if (!add || body.getTerminator()->getOperand(0) != add.getResult())
+    return std::nullopt;
+  Value lhs = body.getArgument(0), rhs = body.getArgument(1);
+  if (!((add.getLhs() == lhs && add.getRhs() == rhs) ||
+        (add.getLhs() == rhs && add.getRhs() == lhs)))
+    return std::nullopt;
+  return std::make_pair(generic.getInputs()[0], generic.getInputs()[1]);
+}
+
+/// Whether some GEMM lies on a path from `from` to `to`.
+static bool gemmOnPath(Value from, Value to) {
+  SetVector<Operation *> downstream, upstream;
+  collectTransitiveUsers(from, downstream);
+  collectTransitiveProducers(to, upstream);
+  return llvm::any_of(upstream, [&](Operation *op) {
+    return downstream.contains(op) && succeeded(matchGemm(op));
+  });
+}
+
+InferredBlocks
+mlir::nvfp4::inferBlocksFromResiduals(FunctionOpInterface function) {
+  InferredBlocks blocks;
+  // Residual connections in program order, and how many of them each value
+  // has upstream (the hidden stream is a chain of them, so a maximum over
+  // operands counts the blocks passed).
+  llvm::DenseSet<Operation *> residuals;
+  function.walk([&](Operation *op) {
+    std::optional<std::pair<Value, Value>> add = matchElementwiseAdd(op);
+    if (add && (gemmOnPath(add->first, add->second) ||
+                gemmOnPath(add->second, add->first)))
+      residuals.insert(op);
+  });
+  blocks.numResidualConnections = residuals.size();
+
+  llvm::DenseMap<Operation *, int64_t> passed;
+  auto passedBefore = [&](Operation *op) {
+    int64_t count = 0;
+    op->walk([&](Operation *nested) {
+      for (Value operand : nested->getOperands()) {
+        Operation *def = operand.getDefiningOp();
+        if (!def || op->isAncestor(def))
+          continue;
+        auto it = passed.find(def);
+        if (it != passed.end())
+          count =
+              std::max(count, it->second + (residuals.contains(def) ? 1 : 0));
+      }
+    });
+    return count;
+  };
+  function.walk<WalkOrder::PreOrder>([&](Operation *op) {
+    if (op == function.getOperation())
+      return;
+    passed[op] = passedBefore(op);
+  });
+
+  int64_t last = std::max<int64_t>(0, int64_t(residuals.size()) - 1);
+  function.walk([&](linalg::LinalgOp op) {
+    if (succeeded(matchGemm(op)))
+      blocks.blockOf[op] = std::min(passed.lookup(op), last);
+  });
+  return blocks;
+}
+
+//===----------------------------------------------------------------------===//
+// Precision assignment
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// The block index and block count that apply to one GEMM.
+struct BlockPosition {
+  int64_t layer;
+  int64_t numBlocks;
+};
+} // namespace
+
+void mlir::nvfp4::assignPrecision(Operation *root,
+                                  const PrecisionPolicy &policy) {
+  GemmAnalysis analysis(root);
+  MLIRContext *ctx = root->getContext();
+  auto precisionAttr = [&](Precision precision) {
+    return StringAttr::get(ctx, stringifyPrecision(precision));
+  };
+
+  // Annotated blocks count module-wide.
+  int64_t annotatedBlocks = 0;
+  for (const GemmInfo &gemm : analysis.getGemms())
+    if (gemm.layer)
+      annotatedBlocks = std::max(annotatedBlocks, *gemm.layer + 1);
+
+  // Functions whose GEMMs carry no nvfp4.layer get inferred blocks.
+  llvm::MapVector<Operation *, bool> functionHasLayers;
+  for (const GemmInfo &gemm : analysis.getGemms()) {
+    Operation *function = gemm.op->getParentOfType<FunctionOpInterface>();
+    functionHasLayers[function] |= gemm.layer.has_value();
+  }
+  llvm::DenseMap<Operation *, BlockPosition> positions;
+  for (auto [functionOp, hasLayers] : functionHasLayers) {
+    auto function = dyn_cast_or_null<FunctionOpInterface>(functionOp);
+    if (hasLayers || !function)
+      continue;
+    InferredBlocks blocks = inferBlocksFromResiduals(function);
+    int64_t numBlocks = std::max<int64_t>(1, blocks.numResidualConnections);
+    if (blocks.numResidualConnections == 0)
+      function.emitRemark()
+          << "nvfp4-assign-precision: no nvfp4.layer and no residual "
+             "connection in this function; assumed all its GEMMs form one "
+             "block (nvfp4.layer = 0)";
+    else
+      function.emitRemark()
+          << "nvfp4-assign-precision: no nvfp4.layer in this function; "
+             "inferred "
+          << numBlocks << " blocks from its residual connections";
+    for (auto [op, block] : blocks.blockOf) {
+      op->setAttr(ModelAnnotation::kLayer,
+                  IntegerAttr::get(IntegerType::get(ctx, 64), block));
+      positions[op] = {block, numBlocks};
+    }
+  }
+
+  auto keepsKind = [&](const GemmInfo &gemm) {
+    for (const std::string &kind : policy.keepKinds) {
+      if (kind == "attention-bmm" ? gemm.isAttentionBMM() : kind == gemm.kind)
+        return true;
+    }
+    return false;
+  };
+
+  for (const GemmInfo &gemm : analysis.getGemms()) {
+    Operation *op = gemm.op;
+    if (op->hasAttr(ModelAnnotation::kPrecision))
+      continue;
+    auto setPrecision = [&](Precision precision) {
+      op->setAttr(ModelAnnotation::kPrecision, precisionAttr(precision));
+    };
+    if (policy.allBF16 ||
+        (policy.forwardBF16 && gemm.role == GemmRole::Fprop) ||
+        keepsKind(gemm)) {
+      setPrecision(Precision::BF16);
+      continue;
+    }
+
+    // Position in the stack of blocks.
+    std::optional<BlockPosition> position;
+    if (auto it = positions.find(op); it != positions.end())
+      position = it->second;
+    else if (gemm.layer)
+      position = BlockPosition{*gemm.layer, annotatedBlocks};
+    if (!position) {
+      op->emitRemark() << "nvfp4-assign-precision: no nvfp4.layer on this "
+                          "GEMM while other GEMMs of the function have one; "
+                          "kept in bf16";
+      setPrecision(Precision::BF16);
+      continue;
+    }
+    if (position->layer < int64_t(policy.keepFirst) ||
+        position->layer >= position->numBlocks - int64_t(policy.keepLast)) {
+      setPrecision(Precision::BF16);
+      continue;
+    }
+
+    // What NVFP4 can represent: tensors of bf16/f16/f32, static non-empty
+    // shapes, a contraction length that is a multiple of 16.
+    if (std::optional<std::string> why = checkRecipeApplicable(gemm)) {
+      op->emitRemark() << "nvfp4-assign-precision: " << *why
+                       << "; kept in bf16";
+      setPrecision(Precision::BF16);
+      continue;
+    }
+    setPrecision(Precision::NVFP4);
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// Pass
+//===----------------------------------------------------------------------===//
+
+namespace {
+struct NVFP4AssignPrecisionPass
+    : public nvfp4::impl::NVFP4AssignPrecisionBase<NVFP4AssignPrecisionPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    PrecisionPolicy policy;
+    policy.keepFirst = keepFirst;
+    policy.keepLast = keepLast;
+    policy.keepKinds.clear();
+    for (const std::string &kind : keepKinds)
+      if (kind != "none")
+        policy.keepKinds.push_back(kind);
+    policy.allBF16 = allBF16;
+    policy.forwardBF16 = forwardBF16;
+    assignPrecision(getOperation(), policy);
+  }
+};
+} // namespace

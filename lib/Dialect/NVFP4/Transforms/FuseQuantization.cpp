@@ -1,0 +1,285 @@
+//===- FuseQuantization.cpp - the nvfp4-fuse-quantization pass ------------===//
+//
+// Part of the nvfp4 project.
+//
+// Three independent clean-ups of the quantizations nvfp4-apply-recipe
+// creates: one amax per tensor, one 16x16 quantization per weight for
+// fprop and dgrad, and no dead quantizations.
+//
+//===----------------------------------------------------------------------===//
+
+#include "nvfp4/Dialect/NVFP4/Transforms/FuseQuantization.h"
+#include "nvfp4/Dialect/NVFP4/IR/NVFP4Ops.h"
+#include "nvfp4/Dialect/NVFP4/Transforms/GemmAnalysis.h"
+#include "nvfp4/Dialect/NVFP4/Transforms/Passes.h"
+
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+#include "llvm/ADT/SetVector.h"
+
+namespace mlir {
+namespace nvfp4 {
+#define GEN_PASS_DEF_NVFP4FUSEQUANTIZATION
+#include "nvfp4/Dialect/NVFP4/Transforms/Passes.h.inc"
+} // namespace nvfp4
+} // namespace mlir
+
+using namespace mlir;
+using namespace mlir::nvfp4;
+
+/// Whether `a` comes before `b` (or an op enclosing `b`) in a's block, so
+/// that a value defined by `a` may be used at `b`.
+static bool dominatesInBlock(Operation *a, Operation *b) {
+  Operation *ancestor = a->getBlock()->findAncestorOpInBlock(*b);
+  return ancestor && ancestor != a && a->isBeforeInBlock(ancestor);
+}
+
+//===----------------------------------------------------------------------===//
+// share-amax
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// Gives every amax-less quantization of one tensor the same nvfp4.amax.
+struct ShareAmaxPattern : public OpRewritePattern<QuantizeOp> {
+  ShareAmaxPattern(MLIRContext *ctx, FusionCounters *counters)
+      : OpRewritePattern(ctx), counters(counters) {}
+
+  LogicalResult matchAndRewrite(QuantizeOp op,
+                                PatternRewriter &rewriter) const override {
+    if (op.getAmax())
+      return rewriter.notifyMatchFailure(op, "already has an amax");
+    // The tensor whose elements the input holds (exact views only).
+    Value root = stripElementMoves(op.getInput(), /*throughRounding=*/false);
+    auto rootType = dyn_cast<RankedTensorType>(root.getType());
+    if (!rootType ||
+        !isa<BFloat16Type, Float16Type, Float32Type>(rootType.getElementType()))
+      root = op.getInput();
+
+    // Every amax-less quantization of a view of `root`.
+    SmallVector<QuantizeOp> group;
+    SmallVector<Value> worklist = {root};
+    llvm::SmallPtrSet<Operation *, 8> seen;
+    while (!worklist.empty()) {
+      Value value = worklist.pop_back_val();
+      for (Operation *user : value.getUsers()) {
+        if (!seen.insert(user).second)
+          continue;
+        if (auto quantize = dyn_cast<QuantizeOp>(user)) {
+          if (quantize.getInput() == value && !quantize.getAmax())
+            group.push_back(quantize);
+          continue;
+        }
+        for (Value result : user->getResults())
+          if (getElementMoveSource(result, /*throughRounding=*/false) == value)
+            worklist.push_back(result);
+      }
+    }
+    if (group.size() < 2)
+      return rewriter.notifyMatchFailure(op, "the only quantization of its "
+                                             "tensor");
+
+    rewriter.setInsertionPointAfterValue(root);
+    Value amax = AmaxOp::create(rewriter, root.getLoc(), root);
+    for (QuantizeOp quantize : group)
+      rewriter.modifyOpInPlace(quantize,
+                               [&] { quantize.getAmaxMutable().assign(amax); });
+    if (counters)
+      counters->sharedAmax += group.size();
+    return success();
+  }
+
+  FusionCounters *counters;
+};
+} // namespace
+
+void mlir::nvfp4::populateShareAmaxPatterns(RewritePatternSet &patterns,
+                                            FusionCounters *counters) {
+  patterns.add<ShareAmaxPattern>(patterns.getContext(), counters);
+}
+
+//===----------------------------------------------------------------------===//
+// share-weight-quantization
+//===----------------------------------------------------------------------===//
+
+/// A quantization whose codes are the exact transpose of the quantization
+/// of the transposed input: 16x16 tiles, round to nearest, linear scales.
+static bool isTransposable(QuantizeOp op) {
+  BlockScaledTensorType type = op.getType();
+  return type.isTwoDimensionalBlock() &&
+         type.getLayout() == ScaleLayout::Linear &&
+         op.getRounding() == RoundingMode::NearestEven && !op.getSeed();
+}
+
+/// The permutation that swaps the last two of `rank` dimensions.
+static SmallVector<int64_t> swapLastTwo(int64_t rank) {
+  SmallVector<int64_t> permutation =
+      llvm::to_vector(llvm::seq<int64_t>(0, rank));
+  std::swap(permutation[rank - 2], permutation[rank - 1]);
+  return permutation;
+}
+
+/// The input of `op` if it is a linalg.transpose of its last two dimensions.
+static Value transposedSource(Operation *op) {
+  auto transpose = dyn_cast_or_null<linalg::TransposeOp>(op);
+  if (!transpose)
+    return nullptr;
+  ArrayRef<int64_t> permutation = transpose.getPermutation();
+  if (permutation.size() < 2 ||
+      permutation != ArrayRef<int64_t>(swapLastTwo(permutation.size())))
+    return nullptr;
+  return transpose.getInput();
+}
+
+static Value buildTranspose(OpBuilder &b, Location loc, Value value) {
+  auto type = cast<RankedTensorType>(value.getType());
+  SmallVector<int64_t> permutation = swapLastTwo(type.getRank());
+  SmallVector<int64_t> shape;
+  for (int64_t dim : permutation)
+    shape.push_back(type.getDimSize(dim));
+  Value init = tensor::EmptyOp::create(b, loc, shape, type.getElementType());
+  return linalg::TransposeOp::create(b, loc, value, init, permutation)
+      .getResult()[0];
+}
+
+namespace {
+/// quantize(transpose(W)) after quantize(W) (or the reverse), both 16x16 RN:
+/// the later one becomes the transpose of the earlier one.
+struct ShareWeightQuantizationPattern : public OpRewritePattern<QuantizeOp> {
+  ShareWeightQuantizationPattern(MLIRContext *ctx, FusionCounters *counters)
+      : OpRewritePattern(ctx), counters(counters) {}
+
+  LogicalResult matchAndRewrite(QuantizeOp op,
+                                PatternRewriter &rewriter) const override {
+    if (!isTransposable(op))
+      return rewriter.notifyMatchFailure(op, "not a 16x16 round-to-nearest "
+                                             "quantization with linear scales");
+    // Values holding the transpose of op's input.
+    SmallVector<Value> transposes;
+    if (Value source = transposedSource(op.getInput().getDefiningOp()))
+      transposes.push_back(source);
+    for (Operation *user : op.getInput().getUsers())
+      if (transposedSource(user) == op.getInput())
+        transposes.push_back(user->getResult(0));
+
+    QuantizeOp earlier;
+    for (Value transposed : transposes) {
+      for (Operation *user : transposed.getUsers()) {
+        auto candidate = dyn_cast<QuantizeOp>(user);
+        if (!candidate || candidate.getInput() != transposed ||
+            !isTransposable(candidate) || candidate.getAmax() != op.getAmax() ||
+            candidate.getType().getBlockShape() !=
+                op.getType().getBlockShape() ||
+            !dominatesInBlock(candidate, op))
+          continue;
+        earlier = candidate;
+        break;
+      }
+      if (earlier)
+        break;
+    }
+    if (!earlier)
+      return rewriter.notifyMatchFailure(
+          op, "no earlier 16x16 quantization of the transposed tensor");
+
+    Location loc = op.getLoc();
+    auto unpack = UnpackOp::create(rewriter, loc, earlier.getResult());
+    Value codes = buildTranspose(rewriter, loc, unpack.getCodes());
+    Value scales = buildTranspose(rewriter, loc, unpack.getScales());
+    rewriter.replaceOpWithNewOp<PackOp>(op, op.getType(), codes, scales,
+                                        unpack.getAmax());
+    if (counters)
+      ++counters->sharedWeightQuantizations;
+    return success();
+  }
+
+  FusionCounters *counters;
+};
+} // namespace
+
+void mlir::nvfp4::populateShareWeightQuantizationPatterns(
+    RewritePatternSet &patterns, FusionCounters *counters) {
+  patterns.add<ShareWeightQuantizationPattern>(patterns.getContext(), counters);
+}
+
+//===----------------------------------------------------------------------===//
+// remove-dead
+//===----------------------------------------------------------------------===//
+
+uint64_t mlir::nvfp4::removeDeadQuantizations(Operation *root) {
+  uint64_t removed = 0;
+  SmallVector<Operation *> worklist;
+  root->walk([&](Operation *op) {
+    if (isa<QuantizeOp, AmaxOp, HadamardOp, DequantizeOp, PackOp, UnpackOp,
+            SwizzleScalesOp>(op) &&
+        op->use_empty())
+      worklist.push_back(op);
+  });
+  llvm::SmallPtrSet<Operation *, 16> erased;
+  while (!worklist.empty()) {
+    Operation *op = worklist.pop_back_val();
+    if (erased.contains(op) || !op->use_empty() || !isOpTriviallyDead(op))
+      continue;
+    for (Value operand : op->getOperands())
+      if (Operation *producer = operand.getDefiningOp())
+        worklist.push_back(producer);
+    if (isa<NVFP4Dialect>(op->getDialect()))
+      ++removed;
+    erased.insert(op);
+    op->erase();
+  }
+  return removed;
+}
+
+//===----------------------------------------------------------------------===//
+// Pass
+//===----------------------------------------------------------------------===//
+
+namespace {
+struct NVFP4FuseQuantizationPass
+    : public nvfp4::impl::NVFP4FuseQuantizationBase<NVFP4FuseQuantizationPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    for (Operation &op : getOperation().getBody()->getOperations()) {
+      auto function = dyn_cast<FunctionOpInterface>(op);
+      if (!function || function.isExternal())
+        continue;
+      FusionCounters counters;
+      if (failed(fuseFunction(function, counters)))
+        return signalPassFailure();
+      numSharedAmax += counters.sharedAmax;
+      numSharedWeightQuantizations += counters.sharedWeightQuantizations;
+      numDeadOpsRemoved += counters.deadOpsRemoved;
+      if (reportCounts)
+        function.emitRemark()
+            << "nvfp4-fuse-quantization: shared-amax = " << counters.sharedAmax
+            << ", shared-weight-quantizations = "
+            << counters.sharedWeightQuantizations
+            << ", dead-ops-removed = " << counters.deadOpsRemoved;
+    }
+  }
+
+  LogicalResult fuseFunction(FunctionOpInterface function,
+                             FusionCounters &counters) {
+    // Dead ops first: the greedy driver below would erase them uncounted.
+    if (removeDead)
+      counters.deadOpsRemoved = removeDeadQuantizations(function);
+    // Weight sharing before amax sharing, so that the two weight copies do
+    // not first get an amax of their own.
+    auto run = [&](void (*populate)(RewritePatternSet &, FusionCounters *)) {
+      RewritePatternSet patterns(&getContext());
+      populate(patterns, &counters);
+      return applyPatternsGreedily(function, std::move(patterns));
+    };
+    if (shareWeightQuantization &&
+        failed(run(populateShareWeightQuantizationPatterns)))
+      return failure();
+    if (shareAmax && failed(run(populateShareAmaxPatterns)))
+      return failure();
+    if (removeDead)
+      counters.deadOpsRemoved += removeDeadQuantizations(function);
+    return success();
+  }
+};
+} // namespace

@@ -1,0 +1,440 @@
+//===- GemmAnalysis.cpp - linalg contractions seen as GEMMs ---------------===//
+//
+// Part of the nvfp4 project.
+//
+//===----------------------------------------------------------------------===//
+
+#include "nvfp4/Dialect/NVFP4/Transforms/GemmAnalysis.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
+#include "llvm/ADT/MapVector.h"
+#include "llvm/ADT/SetVector.h"
+
+using namespace mlir;
+using namespace mlir::nvfp4;
+
+//===----------------------------------------------------------------------===//
+// GEMM shape
+//===----------------------------------------------------------------------===//
+
+bool GemmShape::isStatic() const {
+  return !ShapedType::isDynamic(batch) && !ShapedType::isDynamic(m) &&
+         !ShapedType::isDynamic(n) && !ShapedType::isDynamic(k);
+}
+
+std::optional<int64_t> GemmShape::flops() const {
+  if (!isStatic())
+    return std::nullopt;
+  return 2 * batch * m * n * k;
+}
+
+/// Product of the static ranges of `loops`; kDynamic if one is dynamic.
+static int64_t loopProduct(ArrayRef<int64_t> ranges, ArrayRef<unsigned> loops) {
+  int64_t product = 1;
+  for (unsigned loop : loops) {
+    if (ShapedType::isDynamic(ranges[loop]))
+      return ShapedType::kDynamic;
+    product *= ranges[loop];
+  }
+  return product;
+}
+
+FailureOr<GemmShape> mlir::nvfp4::matchGemm(Operation *op) {
+  auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
+  if (!linalgOp || linalgOp.getNumDpsInputs() != 2 ||
+      linalgOp.getNumDpsInits() != 1 ||
+      !linalg::isaContractionOpInterface(linalgOp))
+    return failure();
+  for (Value operand : op->getOperands())
+    if (!isa<FloatType>(getElementTypeOrSelf(operand.getType())))
+      return failure();
+  if (!llvm::all_of(linalgOp.getIndexingMapsArray(),
+                    [](AffineMap map) { return map.isProjectedPermutation(); }))
+    return failure();
+
+  FailureOr<linalg::ContractionDimensions> dims =
+      linalg::inferContractionDims(linalgOp);
+  if (failed(dims) || dims->m.empty() || dims->n.empty() || dims->k.empty())
+    return failure();
+  // Every loop must belong to one of the groups (no stray reductions).
+  if (dims->batch.size() + dims->m.size() + dims->n.size() + dims->k.size() !=
+      linalgOp.getNumLoops())
+    return failure();
+
+  GemmShape shape;
+  shape.dims = *dims;
+  SmallVector<int64_t> ranges = linalgOp.getStaticLoopRanges();
+  shape.batch = loopProduct(ranges, dims->batch);
+  shape.m = loopProduct(ranges, dims->m);
+  shape.n = loopProduct(ranges, dims->n);
+  shape.k = loopProduct(ranges, dims->k);
+  return shape;
+}
+
+//===----------------------------------------------------------------------===//
+// Tracing operands to their sources
+//===----------------------------------------------------------------------===//
+
+/// An elementwise linalg.generic copy: one input, one output, all loops
+/// parallel, a permutation input map, an identity output map and a body
+/// that yields the input (possibly through a floating-point extension or
+/// truncation). Returns the input map on success.
+static std::optional<AffineMap> matchCopyGeneric(linalg::GenericOp generic,
+                                                 bool allowTruncation) {
+  if (generic.getNumDpsInputs() != 1 || generic.getNumDpsInits() != 1 ||
+      generic.getNumReductionLoops() != 0)
+    return std::nullopt;
+  SmallVector<AffineMap> maps = generic.getIndexingMapsArray();
+  if (!maps[0].isPermutation() || !maps[1].isIdentity())
+    return std::nullopt;
+  Block &body = generic.getRegion().front();
+  auto yield = cast<linalg::YieldOp>(body.getTerminator());
+  Value yielded = yield.getValues()[0];
+  if (Operation *def = yielded.getDefiningOp()) {
+    if (!isa<arith::ExtFOp>(def) &&
+        !(allowTruncation && isa<arith::TruncFOp>(def)))
+      return std::nullopt;
+    yielded = def->getOperand(0);
+  }
+  if (yielded != body.getArgument(0))
+    return std::nullopt;
+  return maps[0];
+}
+
+/// One step back through an op that only moves (or exactly converts)
+/// elements. `allowTruncation` also steps through rounding casts.
+static Value stepBack(Value value, bool allowTruncation) {
+  Operation *def = value.getDefiningOp();
+  if (!def)
+    return nullptr;
+  if (auto transpose = dyn_cast<linalg::TransposeOp>(def))
+    return transpose.getInput();
+  if (auto broadcast = dyn_cast<linalg::BroadcastOp>(def))
+    return broadcast.getInput();
+  if (auto copy = dyn_cast<linalg::CopyOp>(def))
+    return copy.getInputs()[0];
+  if (isa<tensor::CastOp, tensor::ExpandShapeOp, tensor::CollapseShapeOp>(def))
+    return def->getOperand(0);
+  if (isa<arith::ExtFOp>(def) || (allowTruncation && isa<arith::TruncFOp>(def)))
+    return def->getOperand(0);
+  if (auto generic = dyn_cast<linalg::GenericOp>(def))
+    if (matchCopyGeneric(generic, allowTruncation))
+      return generic.getInputs()[0];
+  return nullptr;
+}
+
+Value mlir::nvfp4::getElementMoveSource(Value value, bool throughRounding) {
+  return stepBack(value, throughRounding);
+}
+
+Value mlir::nvfp4::stripElementMoves(Value value, bool throughRounding) {
+  while (Value previous = stepBack(value, throughRounding))
+    value = previous;
+  return value;
+}
+
+BlockArgument mlir::nvfp4::getWeightArgument(Value value) {
+  auto arg = dyn_cast<BlockArgument>(stripElementMoves(value));
+  if (!arg)
+    return nullptr;
+  auto function = dyn_cast<FunctionOpInterface>(arg.getOwner()->getParentOp());
+  if (!function || arg.getOwner() != &function.getFunctionBody().front())
+    return nullptr;
+  if (!function.getArgAttr(arg.getArgNumber(), ModelAnnotation::kWeight))
+    return nullptr;
+  return arg;
+}
+
+/// The dimension of the source of `value` (as stripElementMoves finds it)
+/// that dimension `dim` of `value` comes from, through permutations only.
+static std::optional<unsigned> traceDimension(Value value, unsigned dim) {
+  while (Operation *def = value.getDefiningOp()) {
+    if (auto transpose = dyn_cast<linalg::TransposeOp>(def)) {
+      dim = transpose.getPermutation()[dim];
+      value = transpose.getInput();
+      continue;
+    }
+    if (isa<linalg::CopyOp, tensor::CastOp, arith::ExtFOp, arith::TruncFOp>(
+            def)) {
+      value = def->getOperand(0);
+      continue;
+    }
+    if (auto generic = dyn_cast<linalg::GenericOp>(def)) {
+      if (std::optional<AffineMap> map =
+              matchCopyGeneric(generic, /*allowTruncation=*/true)) {
+        // Output dim `dim` is loop `dim`; find the input dim reading it.
+        std::optional<unsigned> inputDim =
+            map->getResultPosition(getAffineDimExpr(dim, def->getContext()));
+        if (!inputDim)
+          return std::nullopt;
+        dim = *inputDim;
+        value = generic.getInputs()[0];
+        continue;
+      }
+    }
+    // Reshapes and broadcasts do not map dimensions one to one.
+    if (stepBack(value, /*allowTruncation=*/true))
+      return std::nullopt;
+    break;
+  }
+  return dim;
+}
+
+//===----------------------------------------------------------------------===//
+// GemmInfo
+//===----------------------------------------------------------------------===//
+
+bool GemmInfo::isAttentionBMM() const {
+  if (weightOperand >= 0 || role == GemmRole::Wgrad)
+    return false;
+  if (kind == "attention")
+    return true;
+  return kind.empty() && !shape.dims.batch.empty();
+}
+
+//===----------------------------------------------------------------------===//
+// GemmAnalysis
+//===----------------------------------------------------------------------===//
+
+GemmAnalysis::GemmAnalysis(Operation *root) {
+  root->walk([&](linalg::LinalgOp op) {
+    FailureOr<GemmShape> shape = matchGemm(op);
+    if (failed(shape))
+      return;
+    GemmInfo info;
+    info.op = op;
+    info.shape = *shape;
+    if (auto layer = op->getAttrOfType<IntegerAttr>(ModelAnnotation::kLayer))
+      info.layer = layer.getInt();
+    if (auto kind = op->getAttrOfType<StringAttr>(ModelAnnotation::kKind))
+      info.kind = kind.getValue().str();
+    if (auto precision =
+            op->getAttrOfType<StringAttr>(ModelAnnotation::kPrecision))
+      info.precision = symbolizePrecision(precision.getValue());
+    index[op] = gemms.size();
+    gemms.push_back(std::move(info));
+  });
+
+  // Roles are resolved per function: data flow does not cross functions.
+  llvm::MapVector<Operation *, SmallVector<unsigned>> byFunction;
+  for (auto [i, info] : llvm::enumerate(gemms))
+    byFunction[info.op->getParentOfType<FunctionOpInterface>()].push_back(i);
+  for (auto &entry : byFunction) {
+    SmallVector<GemmInfo> group;
+    for (unsigned i : entry.second)
+      group.push_back(std::move(gemms[i]));
+    resolveRoles(group);
+    for (auto [i, info] : llvm::zip(entry.second, group))
+      gemms[i] = std::move(info);
+  }
+}
+
+const GemmInfo *GemmAnalysis::lookup(Operation *op) const {
+  auto it = index.find(op);
+  return it == index.end() ? nullptr : &gemms[it->second];
+}
+
+void mlir::nvfp4::collectTransitiveUsers(Value value,
+                                         SetVector<Operation *> &slice) {
+  SmallVector<Value> worklist = {value};
+  while (!worklist.empty()) {
+    Value current = worklist.pop_back_val();
+    for (Operation *user : current.getUsers()) {
+      // A use inside a region makes the enclosing ops depend on it too.
+      for (Operation *op = user; op && !isa<FunctionOpInterface>(op);
+           op = op->getParentOp()) {
+        if (!slice.insert(op))
+          break;
+        llvm::append_range(worklist, op->getResults());
+      }
+    }
+  }
+}
+
+void mlir::nvfp4::collectTransitiveProducers(Value value,
+                                             SetVector<Operation *> &slice) {
+  SmallVector<Value> worklist = {value};
+  while (!worklist.empty()) {
+    Operation *def = worklist.pop_back_val().getDefiningOp();
+    if (!def || !slice.insert(def))
+      continue;
+    llvm::append_range(worklist, def->getOperands());
+    // Values the op's regions capture from above.
+    def->walk([&](Operation *nested) {
+      for (Value operand : nested->getOperands()) {
+        Operation *owner = operand.getParentRegion()
+                               ? operand.getParentRegion()->getParentOp()
+                               : nullptr;
+        bool definedInside =
+            owner && (owner == def || def->isProperAncestor(owner));
+        if (!definedInside)
+          worklist.push_back(operand);
+      }
+    });
+  }
+}
+
+/// Whether a result of `from` is used, transitively, by `to`.
+static bool reaches(Operation *from, Operation *to) {
+  SetVector<Operation *> slice;
+  for (Value result : from->getResults())
+    collectTransitiveUsers(result, slice);
+  return slice.contains(to);
+}
+
+/// The dimension of `weight` that `gemm` contracts, when the operand is a
+/// permuted view of it with a single K loop.
+static std::optional<unsigned> contractedWeightDim(const GemmInfo &gemm,
+                                                   int operand) {
+  if (gemm.shape.dims.k.size() != 1)
+    return std::nullopt;
+  linalg::LinalgOp op = gemm.op;
+  OpOperand *opOperand = op.getDpsInputOperand(operand);
+  AffineMap map = op.getMatchingIndexingMap(opOperand);
+  std::optional<unsigned> dim = map.getResultPosition(
+      getAffineDimExpr(gemm.shape.dims.k[0], map.getContext()));
+  if (!dim)
+    return std::nullopt;
+  return traceDimension(opOperand->get(), *dim);
+}
+
+void GemmAnalysis::resolveRoles(MutableArrayRef<GemmInfo> group) {
+  // Weight operands.
+  SmallVector<BlockArgument> weightOf(group.size());
+  for (auto [info, weight] : llvm::zip(group, weightOf)) {
+    for (int operand = 1; operand >= 0; --operand) {
+      if (BlockArgument arg =
+              getWeightArgument(info.op.getDpsInputs()[operand])) {
+        weight = arg;
+        info.weightOperand = operand;
+        break;
+      }
+    }
+  }
+
+  // Annotated roles.
+  SmallVector<bool> resolved(group.size(), false);
+  for (auto [info, done] : llvm::zip(group, resolved)) {
+    auto role = info.op->getAttrOfType<StringAttr>(ModelAnnotation::kRole);
+    if (!role)
+      continue;
+    if (std::optional<GemmRole> value = symbolizeGemmRole(role.getValue())) {
+      info.role = *value;
+      info.roleSource = RoleSource::Annotated;
+      // wgrad reads no weight (dW = dY^T X); a weight-like operand there
+      // is a coincidence of tracing, not a weight to quantize in 16x16.
+      if (info.role == GemmRole::Wgrad)
+        info.weightOperand = -1;
+      done = true;
+    }
+  }
+
+  // GEMMs with a weight operand: fprop or dgrad.
+  for (auto [i, info] : llvm::enumerate(group)) {
+    if (resolved[i] || !weightOf[i])
+      continue;
+    resolved[i] = true;
+    info.roleSource = RoleSource::Inferred;
+    SmallVector<unsigned> uses;
+    for (auto [j, other] : llvm::enumerate(weightOf))
+      if (j != i && other == weightOf[i])
+        uses.push_back(j);
+    if (uses.empty()) {
+      info.role = GemmRole::Fprop;
+      continue;
+    }
+    if (llvm::any_of(
+            uses, [&](unsigned j) { return reaches(info.op, group[j].op); })) {
+      info.role = GemmRole::Fprop;
+      continue;
+    }
+    if (llvm::any_of(
+            uses, [&](unsigned j) { return reaches(group[j].op, info.op); })) {
+      info.role = GemmRole::Dgrad;
+      continue;
+    }
+    // No data flow between the uses: decide by the contracted dimension.
+    int64_t rank = cast<ShapedType>(weightOf[i].getType()).getRank();
+    std::optional<unsigned> dim = contractedWeightDim(info, info.weightOperand);
+    bool allSame =
+        dim && llvm::all_of(uses, [&](unsigned j) {
+          return contractedWeightDim(group[j], group[j].weightOperand) == dim;
+        });
+    if (allSame) {
+      info.role = GemmRole::Fprop;
+    } else if (dim && rank >= 2 && *dim == rank - 1) {
+      info.role = GemmRole::Fprop;
+    } else if (dim && rank >= 2 && *dim == 0) {
+      info.role = GemmRole::Dgrad;
+    } else {
+      info.role = GemmRole::Fprop;
+      info.roleSource = RoleSource::Assumed;
+      info.roleNote = "the weight is used by several GEMMs and its contracted "
+                      "dimension does not tell fprop from dgrad";
+    }
+  }
+
+  // GEMMs without a weight operand: wgrad when the result has the shape of
+  // a weight argument, otherwise an activation GEMM assumed to be fprop.
+  for (auto [i, info] : llvm::enumerate(group)) {
+    if (resolved[i])
+      continue;
+    resolved[i] = true;
+    auto function = info.op->getParentOfType<FunctionOpInterface>();
+    auto resultType =
+        dyn_cast<RankedTensorType>(info.op.getDpsInits()[0].getType());
+    bool matchesWeight = false;
+    if (function && resultType && resultType.hasStaticShape()) {
+      for (unsigned arg = 0, e = function.getNumArguments(); arg < e; ++arg) {
+        auto argType =
+            dyn_cast<RankedTensorType>(function.getArgument(arg).getType());
+        if (!argType || !function.getArgAttr(arg, ModelAnnotation::kWeight))
+          continue;
+        // dW, or dW^T as X^T dY computes it.
+        SmallVector<int64_t> transposed(argType.getShape());
+        if (transposed.size() >= 2)
+          std::swap(transposed[transposed.size() - 2], transposed.back());
+        if (argType.getShape() == resultType.getShape() ||
+            ArrayRef<int64_t>(transposed) == resultType.getShape())
+          matchesWeight = true;
+      }
+    }
+    if (matchesWeight) {
+      info.role = GemmRole::Wgrad;
+      info.roleSource = RoleSource::Inferred;
+    } else {
+      info.role = GemmRole::Fprop;
+      info.roleSource = RoleSource::Assumed;
+      info.roleNote = "no nvfp4.role and no {nvfp4.weight} operand";
+    }
+  }
+
+  // Gradient operands.
+  for (GemmInfo &info : group) {
+    if (info.role == GemmRole::Dgrad)
+      info.gradientOperand =
+          info.weightOperand >= 0 ? 1 - info.weightOperand : 0;
+  }
+  for (GemmInfo &info : group) {
+    if (info.role != GemmRole::Wgrad)
+      continue;
+    auto sourceOf = [](const GemmInfo &gemm, int operand) {
+      return stripElementMoves(gemm.op->getOperand(operand));
+    };
+    int gradient = -1;
+    for (int operand = 0; operand < 2 && gradient < 0; ++operand)
+      for (const GemmInfo &other : group)
+        if (other.role == GemmRole::Dgrad && other.gradientOperand >= 0 &&
+            sourceOf(other, other.gradientOperand) == sourceOf(info, operand))
+          gradient = operand;
+    for (int operand = 0; operand < 2 && gradient < 0; ++operand)
+      for (const GemmInfo &other : group)
+        if (other.role == GemmRole::Fprop && other.weightOperand >= 0 &&
+            sourceOf(other, 1 - other.weightOperand) == sourceOf(info, operand))
+          gradient = 1 - operand;
+    // dW = dY^T X: the gradient is operand A.
+    info.gradientOperand = gradient >= 0 ? gradient : 0;
+  }
+}
