@@ -20,6 +20,14 @@
 
 using namespace mlir;
 
+namespace {
+struct GPUPipelineOptions : public PassPipelineOptions<GPUPipelineOptions> {
+  Option<std::string> chip{*this, "chip",
+                           llvm::cl::desc("sm_90a, sm_100a, sm_103a or sm_120a"),
+                           llvm::cl::init("sm_103a")};
+};
+} // namespace
+
 void mlir::nvfp4::buildReferencePipeline(OpPassManager &pm) {
   pm.addPass(createConvertNVFP4ToReference());
   pm.addPass(createCanonicalizerPass());
@@ -65,4 +73,11 @@ void mlir::nvfp4::registerNVFP4Pipelines() {
       "Lower nvfp4 IR to LLVM dialect code that mlir-runner executes on the "
       "host, bit-exact with the numerics library",
       buildReferencePipeline);
+  PassPipelineRegistration<GPUPipelineOptions>(
+      "nvfp4-to-ptx",
+      "Lower nvfp4 IR to GPU kernels for one chip and serialize them to PTX "
+      "(gpu.binary); nvfp4-compile is the command-line driver of this path",
+      [](OpPassManager &pm, const GPUPipelineOptions &options) {
+        buildToPTXPipeline(pm, options.chip.getValue());
+      });
 }

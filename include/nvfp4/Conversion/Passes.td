@@ -50,4 +50,68 @@ def ConvertNVFP4ToReference : Pass<"convert-nvfp4-to-reference", "ModuleOp"> {
   ];
 }
 
+def ConvertNVFP4ToGPU : Pass<"convert-nvfp4-to-gpu", "ModuleOp"> {
+  let summary = "Lower nvfp4 ops to GPU kernels and host-side launches for "
+                "one chip";
+  let description = [{
+    Replaces every nvfp4 op by launches (`gpu.launch_func`) of kernels that
+    it generates into a `gpu.module @nvfp4_kernels`, specialized for the
+    static shapes of the op and for `chip`:
+
+    * `nvfp4.amax`: a grid-stride max-reduction (NaN skipped) finished by
+      warp shuffles and one integer atomic max per warp on the FP32 bits;
+    * `nvfp4.quantize`: one thread per 16-element row segment (16x16 tiles
+      reduce their block amax across 16 lanes). E2M1 rounding uses
+      `cvt.rn.satfinite.e2m1x2.f32` where the chip has it (sm_100a,
+      sm_103a, sm_120a) and exact integer/float emulation elsewhere
+      (sm_90a); stochastic rounding uses `cvt.rs.satfinite.e2m1x4.f32` on
+      sm_100a/sm_103a and the software formula of docs/Numerics.md on
+      sm_120a/sm_90a, with the same Philox4x32-10 bits everywhere;
+    * `nvfp4.hadamard`, `nvfp4.dequantize`: one thread per 16 elements.
+
+    On the host a block-scaled value becomes three device buffers (packed
+    E2M1 codes, two per byte with the even element in the low nibble; E4M3
+    scale bytes in the type's layout; the FP32 amax as its i32 bits).
+    Kernels take bare pointers, so a runtime launches them from a manifest
+    (`nvfp4-compile --report`). Every quantity is computed in the order of
+    docs/Numerics.md, without fast-math, so the bytes equal the reference
+    lowering's.
+
+    An op or a configuration the chip cannot run is a diagnostic.
+  }];
+  let options = [
+    Option<"chip", "chip", "std::string", /*default=*/"\"sm_100a\"",
+           "Target GPU: sm_90a, sm_100a, sm_103a or sm_120a">,
+  ];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::bufferization::BufferizationDialect",
+    "::mlir::gpu::GPUDialect",
+    "::mlir::math::MathDialect",
+    "::mlir::memref::MemRefDialect",
+    "::mlir::NVVM::NVVMDialect",
+    "::mlir::scf::SCFDialect",
+    "::mlir::vector::VectorDialect",
+  ];
+}
+
+def ConvertNVFP4KernelsToNVVM
+    : Pass<"convert-nvfp4-kernels-to-nvvm", "::mlir::gpu::GPUModuleOp"> {
+  let summary = "Lower generated kernels to the LLVM and NVVM dialects, "
+                "keeping math in hardware instructions";
+  let description = [{
+    `convert-gpu-to-nvvm` with two differences that the bit-exact kernels
+    need: math ops (`math.absf`, `math.floor`, `math.roundeven`,
+    `math.fma`, `math.copysign`) become LLVM intrinsics, i.e. single PTX
+    instructions (`abs.f32`, `cvt.rmi`, `cvt.rni`, `fma.rn`), instead of
+    libdevice calls that would have to be linked in; and memrefs are passed
+    as bare pointers, so a runtime can launch a kernel from its manifest.
+    Expects `scf` already lowered to `cf`.
+  }];
+  let dependentDialects = [
+    "::mlir::LLVM::LLVMDialect",
+    "::mlir::NVVM::NVVMDialect",
+  ];
+}
+
 #endif // NVFP4_CONVERSION_PASSES_TD

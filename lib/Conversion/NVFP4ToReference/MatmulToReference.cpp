@@ -8,7 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "ReferenceBuilders.h"
+#include "TensorBuilders.h"
 #include "nvfp4/Conversion/NVFP4ToReference/NVFP4ToReference.h"
 #include "nvfp4/Dialect/NVFP4/IR/NVFP4Ops.h"
 

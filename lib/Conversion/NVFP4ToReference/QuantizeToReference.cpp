@@ -9,7 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "ReferenceBuilders.h"
+#include "TensorBuilders.h"
 #include "nvfp4/Conversion/NVFP4ToReference/NVFP4ToReference.h"
 #include "nvfp4/Dialect/NVFP4/IR/NVFP4Ops.h"
 
@@ -23,8 +23,6 @@
 using namespace mlir;
 using namespace mlir::nvfp4;
 using namespace mlir::nvfp4::reference;
-
-static constexpr float kFloatMax = std::numeric_limits<float>::max();
 
 /// Product of the leading dimensions: the rows of the [rows, cols] matrix a
 /// tensor is quantized as (blocks never cross rows).
@@ -66,61 +64,6 @@ struct AmaxOpLowering : OpConversionPattern<AmaxOp> {
 // nvfp4.quantize
 //===----------------------------------------------------------------------===//
 
-/// Per-tensor factors of NUMERICS.md section 2 (computeTensorScale).
-struct TensorScale {
-  Value decode;          // S_dec = 1 / S_enc
-  Value blockMultiplier; // S_enc * fp32(1/6)
-};
-
-static TensorScale buildTensorScale(ScalarBuilder &s, OpBuilder &b,
-                                    Location loc, Value amax) {
-  Value encode = s.stdMin(arith::DivFOp::create(b, loc, s.f32(2688.0f), amax),
-                          s.f32(kFloatMax));
-  auto eq = [&](Value lhs, Value rhs) {
-    return arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, lhs, rhs);
-  };
-  // amax == 0 (zero tensor), amax == inf and an underflowing quotient fall
-  // back to S_enc = 1, as TransformerEngine does.
-  Value useOne = arith::OrIOp::create(
-      b, loc,
-      arith::OrIOp::create(b, loc, eq(amax, s.f32(0.0f)),
-                           eq(math::AbsFOp::create(b, loc, amax),
-                              s.f32(std::numeric_limits<float>::infinity()))),
-      eq(encode, s.f32(0.0f)));
-  encode = arith::SelectOp::create(b, loc, useOne, s.f32(1.0f), encode);
-  Value decode = arith::DivFOp::create(b, loc, s.f32(1.0f), encode);
-  // fp32(1/6) is folded into S_enc first: the order changes bits.
-  Value multiplier =
-      arith::MulFOp::create(b, loc, encode, s.f32(1.0f / 6.0f));
-  return {decode, multiplier};
-}
-
-/// The 8 random bits of lane `lane` (0..15) of Philox group `group` under
-/// `seed`: word lane / 4, byte lane % 4.
-static Value randomByte(ScalarBuilder &s, OpBuilder &b, Location loc,
-                        Value seed, Value group, Value lane) {
-  auto i32 = b.getI32Type();
-  auto low32 = [&](Value v64) { return arith::TruncIOp::create(b, loc, i32, v64); };
-  auto high32 = [&](Value v64) {
-    return low32(arith::ShRUIOp::create(b, loc, v64, s.i64(32)));
-  };
-  std::array<Value, 4> words =
-      s.philox({low32(group), high32(group), s.i32(0), s.i32(0)},
-               {low32(seed), high32(seed)});
-  Value lane32 = arith::IndexCastUIOp::create(b, loc, i32, lane);
-  Value wordIndex = arith::ShRUIOp::create(b, loc, lane32, s.i32(2));
-  Value word = words[3];
-  for (int w = 2; w >= 0; --w) {
-    Value isW = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
-                                      wordIndex, s.i32(w));
-    word = arith::SelectOp::create(b, loc, isW, words[w], word);
-  }
-  Value shift = arith::ShLIOp::create(
-      b, loc, arith::AndIOp::create(b, loc, lane32, s.i32(3)), s.i32(3));
-  return arith::AndIOp::create(
-      b, loc, arith::ShRUIOp::create(b, loc, word, shift), s.i32(0xFF));
-}
-
 struct QuantizeOpLowering : OpConversionPattern<QuantizeOp> {
   using OpConversionPattern::OpConversionPattern;
 
@@ -144,7 +87,7 @@ struct QuantizeOpLowering : OpConversionPattern<QuantizeOp> {
     Value amax = adaptor.getAmax().empty()
                      ? tensorAmax(rewriter, loc, blocked)
                      : adaptor.getAmax().front();
-    TensorScale scale = buildTensorScale(s, rewriter, loc, amax);
+    ScalarBuilder::TensorScale scale = s.tensorScale(amax);
 
     // Block scales and encode factors.
     Value blockAmax = reduceAmax(rewriter, loc, blocked, {1, 3});
@@ -156,19 +99,9 @@ struct QuantizeOpLowering : OpConversionPattern<QuantizeOp> {
          emptyTensor(rewriter, loc, {rowBlocks, colBlocks}, rewriter.getF32Type())},
         {id2, id2, id2}, {parallel, parallel},
         [&](OpBuilder &b, Location l, ValueRange args) -> SmallVector<Value> {
-          ScalarBuilder bs(b, l);
-          Value scaled = bs.stdMin(
-              arith::MulFOp::create(b, l, args[0], scale.blockMultiplier),
-              bs.f32(448.0f));
-          auto [code, value] = bs.roundToE4M3(scaled);
-          // A zero scale gives 1/0 = inf, clamped so that zeros stay zeros
-          // instead of becoming 0 * inf = NaN.
-          Value encode = bs.stdMin(
-              arith::DivFOp::create(
-                  b, l, bs.f32(1.0f),
-                  arith::MulFOp::create(b, l, value, scale.decode)),
-              bs.f32(kFloatMax));
-          return {code, encode};
+          ScalarBuilder::BlockScale block =
+              ScalarBuilder(b, l).blockScale(args[0], scale);
+          return {block.code, block.encode};
         });
 
     // Elements: scale by the block's encode factor, round to E2M1.
@@ -198,9 +131,10 @@ struct QuantizeOpLowering : OpConversionPattern<QuantizeOp> {
           Value group = arith::AddIOp::create(
               b, l, arith::MulIOp::create(b, l, row, bs.i64(colBlocks)),
               index(2));
-          Value lane = linalg::IndexOp::create(b, l, 3);
+          Value lane = arith::IndexCastUIOp::create(
+              b, l, b.getI32Type(), linalg::IndexOp::create(b, l, 3));
           return {bs.encodeE2M1Stochastic(
-              scaled, randomByte(bs, b, l, seed, group, lane))};
+              scaled, bs.randomByte(bs.philoxGroup(seed, group), lane))};
         })[0];
 
     codes = reshape(rewriter, loc, codes, type.getShape());

@@ -1,0 +1,35 @@
+//===- NVFP4ToGPU.h - nvfp4 to GPU kernels ----------------------*- C++ -*-===//
+//
+// Part of the nvfp4 project.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef NVFP4_CONVERSION_NVFP4TOGPU_NVFP4TOGPU_H
+#define NVFP4_CONVERSION_NVFP4TOGPU_NVFP4TOGPU_H
+
+#include "nvfp4/Target/Chip.h"
+
+#include "mlir/Transforms/DialectConversion.h"
+
+namespace mlir {
+namespace nvfp4 {
+
+/// Host-side form of values for the GPU path: `!nvfp4.tensor` becomes
+/// (memref<rows x cols/2 x i8> packed codes, memref<scale shape x i8>,
+/// memref<1xi32> amax bits); everything else is unchanged.
+class GPUHostTypeConverter : public TypeConverter {
+public:
+  GPUHostTypeConverter();
+};
+
+/// Patterns that replace nvfp4.amax, nvfp4.quantize, nvfp4.hadamard and
+/// nvfp4.dequantize by kernel launches for `chip`. Kernels are created in
+/// the `gpu.module @nvfp4_kernels` of the enclosing module.
+void populateQuantizeToGPUPatterns(const TypeConverter &converter,
+                                   RewritePatternSet &patterns,
+                                   const ::nvfp4::target::ChipInfo &chip);
+
+} // namespace nvfp4
+} // namespace mlir
+
+#endif // NVFP4_CONVERSION_NVFP4TOGPU_NVFP4TOGPU_H

@@ -1,0 +1,362 @@
+//===- Compiler.cpp - nvfp4 IR to PTX, cubin and a kernel report ----------===//
+//
+// Part of the nvfp4 project.
+//
+//===----------------------------------------------------------------------===//
+
+#include "nvfp4/Compiler/Compiler.h"
+#include "nvfp4/Conversion/Passes.h"
+#include "nvfp4/Pipelines/Pipelines.h"
+#include "nvfp4/Target/Chip.h"
+
+#include "mlir/Conversion/Passes.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Target/LLVMIR/Export.h"
+#include "mlir/Transforms/Passes.h"
+#include "llvm/ADT/ScopeExit.h"
+#include "llvm/ADT/StringSwitch.h"
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/LegacyPassManager.h"
+#include "llvm/IR/Module.h"
+#include "llvm/MC/TargetRegistry.h"
+#include "llvm/Passes/PassBuilder.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Program.h"
+#include "llvm/Support/Regex.h"
+#include "llvm/Target/TargetMachine.h"
+#include "llvm/TargetParser/Triple.h"
+
+#include <mutex>
+
+extern "C" {
+void LLVMInitializeNVPTXTargetInfo();
+void LLVMInitializeNVPTXTarget();
+void LLVMInitializeNVPTXTargetMC();
+void LLVMInitializeNVPTXAsmPrinter();
+}
+
+using namespace mlir;
+using namespace mlir::nvfp4;
+
+std::optional<EmitKind> mlir::nvfp4::parseEmitKind(StringRef text) {
+  return llvm::StringSwitch<std::optional<EmitKind>>(text)
+      .Case("mlir", EmitKind::MLIR)
+      .Case("llvm", EmitKind::LLVM)
+      .Case("ptx", EmitKind::PTX)
+      .Case("cubin", EmitKind::Cubin)
+      .Default(std::nullopt);
+}
+
+std::string mlir::nvfp4::findPtxas(StringRef explicitPath) {
+  if (!explicitPath.empty())
+    return llvm::sys::fs::can_execute(explicitPath) ? explicitPath.str() : "";
+  if (llvm::ErrorOr<std::string> onPath = llvm::sys::findProgramByName("ptxas"))
+    return *onPath;
+  StringRef cuda = "/usr/local/cuda/bin/ptxas";
+  return llvm::sys::fs::can_execute(cuda) ? cuda.str() : "";
+}
+
+/// The nvfp4 op a generated kernel implements, from its name.
+static std::string sourceOpOf(StringRef kernelName) {
+  for (StringRef op : {"amax", "quantize", "dequantize", "hadamard",
+                       "scaled_matmul"})
+    if (kernelName.starts_with(("nvfp4_" + op + "_").str()))
+      return ("nvfp4." + op).str();
+  return "";
+}
+
+static int64_t constantOr(Value value, int64_t fallback) {
+  if (std::optional<int64_t> c = getConstantIntValue(value))
+    return *c;
+  return fallback;
+}
+
+/// Launch geometry and parameters of every host-side launch.
+static std::vector<KernelInfo> collectLaunches(ModuleOp module) {
+  std::vector<KernelInfo> kernels;
+  module.walk([&](gpu::LaunchFuncOp launch) {
+    KernelInfo info;
+    info.name = launch.getKernelName().str();
+    info.sourceOp = sourceOpOf(info.name);
+    info.grid = {constantOr(launch.getGridSizeX(), -1),
+                 constantOr(launch.getGridSizeY(), -1),
+                 constantOr(launch.getGridSizeZ(), -1)};
+    info.block = {constantOr(launch.getBlockSizeX(), -1),
+                  constantOr(launch.getBlockSizeY(), -1),
+                  constantOr(launch.getBlockSizeZ(), -1)};
+    if (Value smem = launch.getDynamicSharedMemorySize())
+      info.sharedMemoryBytes = constantOr(smem, -1);
+    for (Value operand : launch.getKernelOperands()) {
+      KernelParam param;
+      if (auto memref = dyn_cast<MemRefType>(operand.getType())) {
+        param.type = "ptr";
+        llvm::raw_string_ostream os(param.elementType);
+        os << memref.getElementType();
+        param.elements = memref.getNumElements();
+      } else {
+        llvm::raw_string_ostream os(param.type);
+        os << operand.getType();
+      }
+      info.params.push_back(std::move(param));
+    }
+    kernels.push_back(std::move(info));
+  });
+  return kernels;
+}
+
+/// Runs LLVM's NVPTX backend on the kernel module for `chip`.
+static FailureOr<std::string>
+emitPTX(gpu::GPUModuleOp kernels, const ::nvfp4::target::ChipInfo &chip,
+        bool printLLVM, std::string &llvmText) {
+  static std::once_flag initialized;
+  std::call_once(initialized, [] {
+    LLVMInitializeNVPTXTargetInfo();
+    LLVMInitializeNVPTXTarget();
+    LLVMInitializeNVPTXTargetMC();
+    LLVMInitializeNVPTXAsmPrinter();
+  });
+
+  llvm::LLVMContext llvmContext;
+  std::unique_ptr<llvm::Module> llvmModule =
+      translateModuleToLLVMIR(kernels, llvmContext, "nvfp4_kernels");
+  if (!llvmModule)
+    return kernels.emitError("could not translate the kernels to LLVM IR");
+
+  llvm::Triple triple("nvptx64-nvidia-cuda");
+  std::string error;
+  const llvm::Target *target =
+      llvm::TargetRegistry::lookupTarget(triple, error);
+  if (!target)
+    return kernels.emitError("LLVM has no NVPTX backend: ") << error;
+  llvm::TargetOptions targetOptions;
+  // Never contract a*b+c into an fma the spec did not ask for: the bytes
+  // must equal the reference.
+  targetOptions.AllowFPOpFusion = llvm::FPOpFusion::Strict;
+  std::unique_ptr<llvm::TargetMachine> machine(target->createTargetMachine(
+      triple, chip.name, chip.llvmFeatures, targetOptions, std::nullopt,
+      std::nullopt, llvm::CodeGenOptLevel::Aggressive));
+  if (!machine)
+    return kernels.emitError("could not create an NVPTX target for ")
+           << chip.name;
+  llvmModule->setTargetTriple(triple);
+  llvmModule->setDataLayout(machine->createDataLayout());
+
+  // The standard O3 pipeline for the target.
+  llvm::LoopAnalysisManager lam;
+  llvm::FunctionAnalysisManager fam;
+  llvm::CGSCCAnalysisManager cgam;
+  llvm::ModuleAnalysisManager mam;
+  llvm::PassBuilder builder(machine.get());
+  builder.registerModuleAnalyses(mam);
+  builder.registerCGSCCAnalyses(cgam);
+  builder.registerFunctionAnalyses(fam);
+  builder.registerLoopAnalyses(lam);
+  builder.crossRegisterProxies(lam, fam, cgam, mam);
+  builder.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3)
+      .run(*llvmModule, mam);
+
+  if (printLLVM) {
+    llvm::raw_string_ostream os(llvmText);
+    llvmModule->print(os, nullptr);
+  }
+
+  llvm::SmallString<0> ptx;
+  llvm::raw_svector_ostream os(ptx);
+  llvm::legacy::PassManager codegen;
+  if (machine->addPassesToEmitFile(codegen, os, nullptr,
+                                   llvm::CodeGenFileType::AssemblyFile))
+    return kernels.emitError("the NVPTX backend cannot emit assembly");
+  codegen.run(*llvmModule);
+  return std::string(ptx);
+}
+
+/// Assembles `ptx` for `chip` with `ptxas -v`, returning the cubin and
+/// filling register/spill statistics.
+static FailureOr<std::string> runPtxas(Location loc, StringRef ptxas,
+                                       StringRef ptx, StringRef chip,
+                                       std::vector<KernelInfo> &kernels) {
+  SmallString<128> ptxPath, cubinPath, logPath;
+  int fd;
+  if (llvm::sys::fs::createTemporaryFile("nvfp4", "ptx", fd, ptxPath) ||
+      llvm::sys::fs::createTemporaryFile("nvfp4", "cubin", cubinPath) ||
+      llvm::sys::fs::createTemporaryFile("nvfp4", "log", logPath))
+    return emitError(loc, "cannot create temporary files for ptxas");
+  {
+    llvm::raw_fd_ostream os(fd, /*shouldClose=*/true);
+    os << ptx;
+  }
+  auto cleanup = llvm::make_scope_exit([&] {
+    llvm::sys::fs::remove(ptxPath);
+    llvm::sys::fs::remove(cubinPath);
+    llvm::sys::fs::remove(logPath);
+  });
+  std::string arch = ("-arch=" + chip).str();
+  SmallVector<StringRef> args = {ptxas, arch, "-v", "-o", cubinPath, ptxPath};
+  std::optional<StringRef> redirects[] = {std::nullopt, logPath.str(),
+                                          logPath.str()};
+  std::string error;
+  int status = llvm::sys::ExecuteAndWait(ptxas, args, std::nullopt, redirects,
+                                         /*secondsToWait=*/0, 0, &error);
+  auto log = llvm::MemoryBuffer::getFile(logPath);
+  StringRef logText = log ? (*log)->getBuffer() : "";
+  if (status != 0) {
+    InFlightDiagnostic diag = emitError(loc) << "ptxas failed for " << chip;
+    if (!error.empty())
+      diag << ": " << error;
+    if (!logText.empty())
+      diag.attachNote() << logText.trim();
+    return failure();
+  }
+
+  // "Compiling entry function 'K'", then "N bytes spill stores, M bytes
+  // spill loads" and "Used R registers".
+  llvm::Regex entry("Compiling entry function '([A-Za-z0-9_]+)'");
+  llvm::Regex spills("([0-9]+) bytes spill stores, ([0-9]+) bytes spill loads");
+  llvm::Regex registers("Used ([0-9]+) registers");
+  KernelInfo *current = nullptr;
+  SmallVector<StringRef> lines;
+  logText.split(lines, '\n');
+  for (StringRef line : lines) {
+    SmallVector<StringRef> m;
+    if (entry.match(line, &m)) {
+      current = nullptr;
+      for (KernelInfo &k : kernels)
+        if (k.name == m[1])
+          current = &k;
+      continue;
+    }
+    if (!current)
+      continue;
+    if (spills.match(line, &m)) {
+      int64_t stores = 0, loads = 0;
+      m[1].getAsInteger(10, stores);
+      m[2].getAsInteger(10, loads);
+      current->spillBytes = stores + loads;
+    } else if (registers.match(line, &m)) {
+      int64_t count = 0;
+      m[1].getAsInteger(10, count);
+      current->registers = count;
+    }
+  }
+  // One kernel may be launched several times: copy its statistics.
+  for (KernelInfo &k : kernels)
+    for (KernelInfo &other : kernels)
+      if (k.name == other.name && !k.registers && other.registers) {
+        k.registers = other.registers;
+        k.spillBytes = other.spillBytes;
+      }
+
+  auto cubin = llvm::MemoryBuffer::getFile(cubinPath, /*IsText=*/false);
+  if (!cubin)
+    return emitError(loc, "ptxas produced no cubin");
+  return (*cubin)->getBuffer().str();
+}
+
+FailureOr<CompileResult>
+mlir::nvfp4::compileModule(ModuleOp module, const CompileOptions &options) {
+  Location loc = module.getLoc();
+  const ::nvfp4::target::ChipInfo *chip =
+      ::nvfp4::target::lookupChip(options.chip);
+  if (!chip)
+    return emitError(loc) << "unsupported chip '" << options.chip
+                          << "' (supported: "
+                          << ::nvfp4::target::supportedChipNames() << ")";
+  // Fail early on a missing ptxas when a cubin is asked for.
+  std::string ptxas = findPtxas(options.ptxasPath);
+  if (options.emit == EmitKind::Cubin && ptxas.empty())
+    return emitError(loc)
+           << "--emit=cubin needs ptxas (CUDA 13): not found on PATH or in "
+              "/usr/local/cuda/bin"
+           << (options.ptxasPath.empty()
+                   ? std::string()
+                   : " nor at '" + options.ptxasPath + "'");
+
+  PassManager pm(module.getContext());
+  buildGPUKernelPipeline(pm, chip->name);
+  if (failed(pm.run(module)))
+    return failure();
+
+  CompileResult result;
+  result.chip = std::string(chip->name);
+  result.ptxVersion = chip->ptxVersion;
+  result.kernels = collectLaunches(module);
+  if (options.emit == EmitKind::MLIR) {
+    llvm::raw_string_ostream os(result.output);
+    module.print(os);
+    return result;
+  }
+
+  auto kernels = module.lookupSymbol<gpu::GPUModuleOp>("nvfp4_kernels");
+  if (!kernels)
+    return emitError(loc) << "the input has no nvfp4 operations: nothing to "
+                             "compile for the GPU";
+  std::string llvmText;
+  FailureOr<std::string> ptx = emitPTX(
+      kernels, *chip, options.emit == EmitKind::LLVM, llvmText);
+  if (failed(ptx))
+    return failure();
+  result.ptx = *ptx;
+  if (options.emit == EmitKind::LLVM) {
+    result.output = llvmText;
+    return result;
+  }
+
+  bool assemble = options.emit == EmitKind::Cubin ||
+                  (options.verifyWithPtxas && !ptxas.empty());
+  if (assemble) {
+    FailureOr<std::string> cubin =
+        runPtxas(loc, ptxas, result.ptx, chip->name, result.kernels);
+    if (failed(cubin))
+      return failure();
+    result.assembledWithPtxas = true;
+    result.ptxasPath = ptxas;
+    if (options.emit == EmitKind::Cubin) {
+      result.output = *cubin;
+      return result;
+    }
+  }
+  result.output = result.ptx;
+  return result;
+}
+
+std::string mlir::nvfp4::renderKernelReport(const CompileResult &result) {
+  llvm::json::Array kernels;
+  for (const KernelInfo &k : result.kernels) {
+    llvm::json::Array params;
+    for (const KernelParam &p : k.params) {
+      llvm::json::Object param{{"type", p.type}};
+      if (p.type == "ptr") {
+        param["element_type"] = p.elementType;
+        param["elements"] = p.elements;
+      }
+      params.push_back(std::move(param));
+    }
+    llvm::json::Object kernel{
+        {"name", k.name},
+        {"op", k.sourceOp},
+        {"grid", llvm::json::Array{k.grid[0], k.grid[1], k.grid[2]}},
+        {"block", llvm::json::Array{k.block[0], k.block[1], k.block[2]}},
+        {"shared_memory_bytes", k.sharedMemoryBytes},
+        {"params", std::move(params)}};
+    if (k.registers)
+      kernel["registers"] = *k.registers;
+    if (k.spillBytes)
+      kernel["spill_bytes"] = *k.spillBytes;
+    kernels.push_back(std::move(kernel));
+  }
+  llvm::json::Object report{
+      {"chip", result.chip},
+      {"ptx_version", std::to_string(result.ptxVersion / 10) + "." +
+                          std::to_string(result.ptxVersion % 10)},
+      {"assembled_with_ptxas", result.assembledWithPtxas},
+      {"kernels", std::move(kernels)}};
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << llvm::formatv("{0:2}", llvm::json::Value(std::move(report))) << "\n";
+  return text;
+}
