@@ -10,7 +10,12 @@
 #include "nvfp4/Target/Chip.h"
 
 #include "mlir/Conversion/Passes.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Target/LLVMIR/Export.h"
@@ -76,10 +81,77 @@ static int64_t constantOr(Value value, int64_t fallback) {
   return fallback;
 }
 
-/// Launch geometry and parameters of every host-side launch.
-static std::vector<KernelInfo> collectLaunches(ModuleOp module) {
-  std::vector<KernelInfo> kernels;
+/// The value a buffer or scalar operand derives from, looking through
+/// views, casts and tensor/buffer conversions.
+static Value rootOf(Value value) {
+  while (Operation *def = value.getDefiningOp()) {
+    if (auto collapse = dyn_cast<memref::CollapseShapeOp>(def))
+      value = collapse.getSrc();
+    else if (auto expand = dyn_cast<memref::ExpandShapeOp>(def))
+      value = expand.getSrc();
+    else if (auto cast = dyn_cast<memref::CastOp>(def))
+      value = cast.getSource();
+    else if (auto toBuffer = dyn_cast<bufferization::ToBufferOp>(def))
+      value = toBuffer.getTensor();
+    else if (auto toTensor = dyn_cast<bufferization::ToTensorOp>(def))
+      value = toTensor.getBuffer();
+    else if (auto bitcast = dyn_cast<arith::BitcastOp>(def))
+      value = bitcast.getIn();
+    else
+      break;
+  }
+  return value;
+}
+
+/// The index of `value` among the entry block arguments of `func`, or -1.
+static int64_t argumentIndex(Value value, func::FuncOp func) {
+  auto arg = dyn_cast<BlockArgument>(value);
+  if (!arg || arg.getOwner() != &func.getBody().front())
+    return -1;
+  return arg.getArgNumber();
+}
+
+/// Launch geometry, parameters and buffers of the host function's
+/// launches (the first function that launches kernels).
+static void collectLaunches(ModuleOp module, CompileResult &result) {
+  func::FuncOp host;
   module.walk([&](gpu::LaunchFuncOp launch) {
+    if (!host)
+      host = launch->getParentOfType<func::FuncOp>();
+  });
+  if (!host)
+    return;
+  result.function = host.getSymName().str();
+  llvm::DenseMap<Value, int64_t> bufferIds;
+  auto bufferFor = [&](Value operand) -> int64_t {
+    Value root = rootOf(operand);
+    auto [it, inserted] = bufferIds.try_emplace(root, result.buffers.size());
+    if (inserted) {
+      BufferInfo info;
+      auto memref = cast<MemRefType>(operand.getType());
+      llvm::raw_string_ostream os(info.elementType);
+      os << memref.getElementType();
+      info.elements = memref.getNumElements();
+      info.argument = argumentIndex(root, host);
+      result.buffers.push_back(std::move(info));
+    }
+    return it->second;
+  };
+
+  host.walk([&](Operation *op) {
+    if (auto memset = dyn_cast<gpu::MemsetOp>(op)) {
+      int64_t id = bufferFor(memset.getDst());
+      BufferInfo &info = result.buffers[id];
+      if (matchPattern(memset.getValue(), m_Zero()) ||
+          matchPattern(memset.getValue(), m_AnyZeroFloat()))
+        info.zeroInitialized = true;
+      else
+        info.fillFromArgument = argumentIndex(rootOf(memset.getValue()), host);
+      return;
+    }
+    auto launch = dyn_cast<gpu::LaunchFuncOp>(op);
+    if (!launch)
+      return;
     KernelInfo info;
     info.name = launch.getKernelName().str();
     info.sourceOp = sourceOpOf(info.name);
@@ -98,15 +170,33 @@ static std::vector<KernelInfo> collectLaunches(ModuleOp module) {
         llvm::raw_string_ostream os(param.elementType);
         os << memref.getElementType();
         param.elements = memref.getNumElements();
+        param.buffer = bufferFor(operand);
       } else {
         llvm::raw_string_ostream os(param.type);
         os << operand.getType();
+        param.argument = argumentIndex(rootOf(operand), host);
+        Attribute constant;
+        if (matchPattern(operand, m_Constant(&constant))) {
+          llvm::raw_string_ostream cs(param.constant);
+          if (auto f = dyn_cast<FloatAttr>(constant))
+            cs << f.getValueAsDouble();
+          else if (auto i = dyn_cast<IntegerAttr>(constant))
+            cs << i.getValue();
+        }
       }
       info.params.push_back(std::move(param));
     }
-    kernels.push_back(std::move(info));
+    result.kernels.push_back(std::move(info));
   });
-  return kernels;
+
+  // Which buffers the host function returns (flattened results in order).
+  host.walk([&](func::ReturnOp ret) {
+    for (auto [index, operand] : llvm::enumerate(ret.getOperands())) {
+      auto it = bufferIds.find(rootOf(operand));
+      if (it != bufferIds.end())
+        result.buffers[it->second].result = index;
+    }
+  });
 }
 
 /// Runs LLVM's NVPTX backend on the kernel module for `chip`.
@@ -284,7 +374,7 @@ mlir::nvfp4::compileModule(ModuleOp module, const CompileOptions &options) {
   CompileResult result;
   result.chip = std::string(chip->name);
   result.ptxVersion = chip->ptxVersion;
-  result.kernels = collectLaunches(module);
+  collectLaunches(module, result);
   if (options.emit == EmitKind::MLIR) {
     llvm::raw_string_ostream os(result.output);
     module.print(os);
@@ -333,6 +423,12 @@ std::string mlir::nvfp4::renderKernelReport(const CompileResult &result) {
       if (p.type == "ptr") {
         param["element_type"] = p.elementType;
         param["elements"] = p.elements;
+        param["buffer"] = p.buffer;
+      } else {
+        if (p.argument >= 0)
+          param["argument"] = p.argument;
+        if (!p.constant.empty())
+          param["value"] = p.constant;
       }
       params.push_back(std::move(param));
     }
@@ -349,7 +445,22 @@ std::string mlir::nvfp4::renderKernelReport(const CompileResult &result) {
       kernel["spill_bytes"] = *k.spillBytes;
     kernels.push_back(std::move(kernel));
   }
+  llvm::json::Array buffers;
+  for (const BufferInfo &b : result.buffers) {
+    llvm::json::Object buffer{{"element_type", b.elementType},
+                              {"elements", b.elements},
+                              {"zero_initialized", b.zeroInitialized}};
+    if (b.argument >= 0)
+      buffer["argument"] = b.argument;
+    if (b.result >= 0)
+      buffer["result"] = b.result;
+    if (b.fillFromArgument >= 0)
+      buffer["fill_from_argument"] = b.fillFromArgument;
+    buffers.push_back(std::move(buffer));
+  }
   llvm::json::Object report{
+      {"function", result.function},
+      {"buffers", std::move(buffers)},
       {"chip", result.chip},
       {"ptx_version", std::to_string(result.ptxVersion / 10) + "." +
                           std::to_string(result.ptxVersion % 10)},

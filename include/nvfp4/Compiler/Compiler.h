@@ -47,6 +47,21 @@ struct KernelParam {
   std::string type;           ///< "ptr" or the scalar type, e.g. "i64"
   std::string elementType;    ///< pointee element type for pointers
   int64_t elements = 0;       ///< pointee element count for pointers
+  int64_t buffer = -1;        ///< pointers: index into CompileResult::buffers
+  int64_t argument = -1;      ///< scalars: the host function argument, if any
+  std::string constant;       ///< scalars: the value, if a constant
+};
+
+/// A device buffer the launches use: where its contents come from and
+/// whether the host function returns it. This is the manifest a runtime
+/// needs to run the kernels without MLIR.
+struct BufferInfo {
+  std::string elementType;
+  int64_t elements = 0;
+  int64_t argument = -1;      ///< copied from host function argument N
+  int64_t result = -1;        ///< returned as host function result N
+  bool zeroInitialized = false;
+  int64_t fillFromArgument = -1; ///< every element set to scalar argument N
 };
 
 /// One kernel and how the host launches it.
@@ -66,7 +81,9 @@ struct CompileResult {
   unsigned ptxVersion = 0;
   std::string output;                 ///< the text or binary asked for
   std::string ptx;                    ///< always set when PTX was produced
+  std::string function;               ///< the host function launched from
   std::vector<KernelInfo> kernels;    ///< in launch order
+  std::vector<BufferInfo> buffers;
   bool assembledWithPtxas = false;
   std::string ptxasPath;              ///< the ptxas used, if any
 };

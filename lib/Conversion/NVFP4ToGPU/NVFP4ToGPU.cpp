@@ -52,12 +52,6 @@ GPUHostTypeConverter::GPUHostTypeConverter() {
 static LogicalResult checkSupportedOps(ModuleOp module,
                                        const ::nvfp4::target::ChipInfo &chip) {
   WalkResult result = module.walk([&](Operation *op) {
-    if (isa<ScaledMatmulOp>(op)) {
-      op->emitOpError("has no GPU lowering for ")
-          << chip.name << " yet (the block-scaled GEMM kernels are being "
-          << "built); use convert-nvfp4-to-reference to run it on the CPU";
-      return WalkResult::interrupt();
-    }
     if (isa<PackOp, UnpackOp, SwizzleScalesOp>(op)) {
       op->emitOpError("has no GPU lowering yet: the GPU path keeps codes "
                       "packed two per byte, and repacking kernels do not "
@@ -90,6 +84,7 @@ struct ConvertNVFP4ToGPUPass
     GPUHostTypeConverter converter;
     RewritePatternSet patterns(ctx);
     populateQuantizeToGPUPatterns(converter, patterns, *chipInfo);
+    populateMatmulToGPUPatterns(converter, patterns);
 
     ConversionTarget target(*ctx);
     target.addIllegalDialect<NVFP4Dialect>();

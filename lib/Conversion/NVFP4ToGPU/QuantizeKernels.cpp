@@ -13,6 +13,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "KernelBuilder.h"
+#include "KernelUtils.h"
 #include "nvfp4/Conversion/NVFP4ToGPU/NVFP4ToGPU.h"
 #include "nvfp4/Conversion/Utils/ElementBuilders.h"
 #include "nvfp4/Dialect/NVFP4/IR/NVFP4Ops.h"
@@ -33,55 +34,11 @@ using namespace mlir::nvfp4::kernels;
 using ::nvfp4::target::ChipInfo;
 using ::nvfp4::target::Instruction;
 
-static int64_t product(ArrayRef<int64_t> shape) {
-  int64_t result = 1;
-  for (int64_t d : shape)
-    result *= d;
-  return result;
-}
-
-static std::string typeName(Type type) {
-  std::string text;
-  llvm::raw_string_ostream os(text);
-  os << type;
-  return text;
-}
-
-/// "4x8x16" for names.
-static std::string shapeName(ArrayRef<int64_t> shape) {
-  std::string text;
-  llvm::raw_string_ostream os(text);
-  llvm::interleave(shape, os, "x");
-  return text;
-}
-
 //===----------------------------------------------------------------------===//
 // Index arithmetic helpers
 //===----------------------------------------------------------------------===//
 
 namespace {
-/// Index arithmetic with constants, for readable kernel bodies.
-struct IndexMath {
-  OpBuilder &b;
-  Location loc;
-  Value c(int64_t v) { return indexConstant(b, loc, v); }
-  Value add(Value x, Value y) { return arith::AddIOp::create(b, loc, x, y); }
-  Value mul(Value x, int64_t y) {
-    return arith::MulIOp::create(b, loc, x, c(y));
-  }
-  Value div(Value x, int64_t y) {
-    return arith::DivUIOp::create(b, loc, x, c(y));
-  }
-  Value rem(Value x, int64_t y) {
-    return arith::RemUIOp::create(b, loc, x, c(y));
-  }
-  Value lt(Value x, int64_t y) {
-    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, x, c(y));
-  }
-  Value eq(Value x, int64_t y) {
-    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, x, c(y));
-  }
-};
 
 /// Where thread `segment` (one 16-element row run) sits in a
 /// [rows, cols] matrix (batch folded into rows) quantized with
@@ -103,26 +60,6 @@ SegmentPosition locateSegment(IndexMath &m, Value segment, int64_t colBlocks,
   Value tileRow = m.div(tile, colBlocks);
   return {m.add(m.mul(tileRow, 16), rowInTile), m.rem(tile, colBlocks),
           rowInTile, tileRow};
-}
-
-/// Byte offset of the scale of (row, colBlock) in the scale buffer of
-/// `type` (docs/Numerics.md section 8 for the swizzled layout; one matrix
-/// per batch element).
-Value scaleOffset(IndexMath &m, BlockScaledTensorType type, Value row,
-                  Value colBlock) {
-  int64_t colBlocks = type.getCols() / 16;
-  if (type.getLayout() == ScaleLayout::Linear)
-    return m.add(m.mul(m.div(row, type.getBlockRows()), colBlocks), colBlock);
-  int64_t rows = type.getRows();
-  int64_t paddedRows = llvm::alignTo(rows, 128);
-  int64_t paddedCols = llvm::alignTo(colBlocks, 4);
-  Value batch = m.div(row, rows), r = m.rem(row, rows);
-  Value atom = m.add(m.mul(m.div(r, 128), paddedCols / 4), m.div(colBlock, 4));
-  Value inAtom = m.add(m.add(m.mul(m.rem(r, 32), 16),
-                             m.mul(m.div(m.rem(r, 128), 32), 4)),
-                       m.rem(colBlock, 4));
-  return m.add(m.mul(batch, paddedRows * paddedCols),
-               m.add(m.mul(atom, 512), inAtom));
 }
 
 /// Loads 16 elements at `base` as f32 values.
@@ -148,13 +85,6 @@ Value halfWarpMax(OpBuilder &b, Location loc, Value value) {
     value = arith::MaxNumFOp::create(b, loc, value, other);
   }
   return value;
-}
-
-/// Loads the amax buffer (FP32 bits in an i32).
-Value loadAmax(OpBuilder &b, Location loc, Value amaxBits) {
-  Value bits = memref::LoadOp::create(b, loc, amaxBits,
-                                      ValueRange{indexConstant(b, loc, 0)});
-  return arith::BitcastOp::create(b, loc, b.getF32Type(), bits);
 }
 
 /// The 8 packed bytes (even element in the low nibble) of 16 scaled values,

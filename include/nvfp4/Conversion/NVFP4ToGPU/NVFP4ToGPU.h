@@ -29,6 +29,11 @@ void populateQuantizeToGPUPatterns(const TypeConverter &converter,
                                    RewritePatternSet &patterns,
                                    const ::nvfp4::target::ChipInfo &chip);
 
+/// Pattern that replaces nvfp4.scaled_matmul by a launch of the portable
+/// SIMT GEMM kernel (bit-exact with the reference; no tensor cores).
+void populateMatmulToGPUPatterns(const TypeConverter &converter,
+                                 RewritePatternSet &patterns);
+
 } // namespace nvfp4
 } // namespace mlir
 

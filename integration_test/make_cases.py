@@ -1,0 +1,171 @@
+#!/usr/bin/python3
+"""Builds the GPU integration cases on the development machine.
+
+For each case: an nvfp4 MLIR program with static shapes, its kernels
+compiled by nvfp4-compile for one chip (cubin + JSON report), the input
+data and the bytes the C++ numerics library (the nvfp4 Python module)
+expects. run_cases.py executes the kernels on a GPU and compares.
+
+  PYTHONPATH=build/python_packages /usr/bin/python3 \
+      integration_test/make_cases.py --build build --chip sm_90a --out DIR
+"""
+import argparse
+import json
+import os
+import subprocess
+import sys
+
+import numpy as np
+
+import nvfp4
+
+
+def bf16_bits(x):
+    """float32 array -> uint16 BF16 bits (round to nearest even)."""
+    u = x.astype(np.float32).view(np.uint32).astype(np.uint64)
+    rounded = (u + 0x7FFF + ((u >> 16) & 1)) >> 16
+    return rounded.astype(np.uint16)
+
+
+def bf16_values(bits):
+    return (bits.astype(np.uint32) << 16).view(np.float32)
+
+
+def make_input(shape, seed, edge=False):
+    """BF16-representable data, per-16-block magnitudes from 2^-12 to 2^12."""
+    rng = np.random.default_rng(seed)
+    rows, cols = int(np.prod(shape[:-1])), shape[-1]
+    x = rng.standard_normal((rows, cols // 16, 16)).astype(np.float32)
+    x *= np.exp2(rng.integers(-12, 13, size=(rows, cols // 16, 1))).astype(np.float32)
+    x = x.reshape(shape)
+    if edge:
+        flat = x.reshape(-1)
+        flat[:16] = [np.nan, -0.0, 0.0, -1e-3, 1e4, -1e4, 0.5, -0.75,
+                     1e-30, -1e-30, 3.0, -3.0, 7.0, 1.0, -2.0, 0.25]
+        flat[16:32] = 0.0
+        flat[32:48] = 1e-8 * np.arange(1, 17)
+    return bf16_bits(x)
+
+
+def tensor_type(shape, block, swizzled):
+    dims = "x".join(str(d) for d in shape)
+    layout = ", layout = swizzled_128x4" if swizzled else ""
+    return (f"!nvfp4.tensor<{dims}xf4E2M1FN, scale = f8E4M3FN, "
+            f"block = {block[0]}x{block[1]}{layout}>")
+
+
+def write_case(out, name, mlir, arrays, expected, meta, args):
+    case = os.path.join(out, name)
+    os.makedirs(case, exist_ok=True)
+    with open(os.path.join(case, "program.mlir"), "w") as f:
+        f.write(mlir)
+    compile_cmd = [os.path.join(args.build, "bin", "nvfp4-compile"),
+                   os.path.join(case, "program.mlir"), "--chip=" + args.chip,
+                   "--emit=cubin", "-o", os.path.join(case, "kernels.cubin"),
+                   "--report=" + os.path.join(case, "report.json")]
+    subprocess.run(compile_cmd, check=True)
+    np.savez(os.path.join(case, "data.npz"),
+             **{"in_" + k: v for k, v in arrays.items()},
+             **{"want_" + k: v for k, v in expected.items()})
+    with open(os.path.join(case, "meta.json"), "w") as f:
+        json.dump(meta, f, indent=2)
+
+
+def quantize_case(out, args, name, shape, block=(1, 16), rounding="rn",
+                  seed=0, swizzled=False, edge=False, data_seed=1):
+    x = make_input(shape, data_seed, edge)
+    q = nvfp4.quantize(x, block=block, rounding=rounding, seed=seed)
+    scales = q.scales
+    if swizzled:
+        per_row = np.repeat(scales, block[0], axis=-2) if block[0] == 16 else scales
+        scales = nvfp4.swizzle_scales(per_row.reshape(-1, per_row.shape[-1]))
+    dims = "x".join(str(d) for d in shape)
+    t = tensor_type(shape, block, swizzled)
+    sr = f" rounding<stochastic> seed(%seed)" if rounding == "sr" else ""
+    mlir = (f"func.func @main(%x: tensor<{dims}xbf16>, %seed: i64) -> {t} {{\n"
+            f"  %q = nvfp4.quantize %x{sr} : tensor<{dims}xbf16> -> {t}\n"
+            f"  return %q : {t}\n}}\n")
+    write_case(out, name, mlir, {"x": x},
+               {"codes": q.packed.reshape(-1),
+                "scales": np.asarray(scales, np.uint8).reshape(-1),
+                "amax": np.array([q.amax], np.float32).view(np.uint32)},
+               {"kind": "quantize", "args": ["x", "seed"],
+                "scalars": {"seed": seed},
+                "results": ["codes", "scales", "amax"]}, args)
+
+
+def hadamard_case(out, args, name, shape):
+    x = make_input(shape, 7)
+    want = nvfp4.hadamard(x)
+    dims = "x".join(str(d) for d in shape)
+    mlir = (f"func.func @main(%x: tensor<{dims}xbf16>) -> tensor<{dims}xbf16> {{\n"
+            f"  %h = nvfp4.hadamard %x : tensor<{dims}xbf16>\n"
+            f"  return %h : tensor<{dims}xbf16>\n}}\n")
+    write_case(out, name, mlir, {"x": x}, {"y": np.asarray(want).reshape(-1)},
+               {"kind": "hadamard", "args": ["x"], "results": ["y"]}, args)
+
+
+def dequantize_case(out, args, name, shape, block):
+    x = make_input(shape, 11, edge=True)
+    q = nvfp4.quantize(x, block=block)
+    want = nvfp4.dequantize(q).astype(np.float32)
+    dims = "x".join(str(d) for d in shape)
+    t = tensor_type(shape, block, False)
+    mlir = (f"func.func @main(%x: tensor<{dims}xbf16>) -> tensor<{dims}xf32> {{\n"
+            f"  %q = nvfp4.quantize %x : tensor<{dims}xbf16> -> {t}\n"
+            f"  %d = nvfp4.dequantize %q : {t} -> tensor<{dims}xf32>\n"
+            f"  return %d : tensor<{dims}xf32>\n}}\n")
+    write_case(out, name, mlir, {"x": x},
+               {"y": want.reshape(-1).view(np.uint32)},
+               {"kind": "dequantize", "args": ["x"], "results": ["y"]}, args)
+
+
+def matmul_case(out, args, name, m, n, k, block_b=(16, 16), alpha=1.0):
+    a = make_input((m, k), 21)
+    b = make_input((n, k), 22)
+    qa = nvfp4.quantize(a)
+    qb = nvfp4.quantize(b, block=block_b)
+    want = np.asarray(nvfp4.scaled_matmul(qa, qb, alpha=alpha), np.float32)
+    ta = tensor_type((m, k), (1, 16), False)
+    tb = tensor_type((n, k), block_b, False)
+    mlir = (f"func.func @main(%a: tensor<{m}x{k}xbf16>, %b: tensor<{n}x{k}xbf16>,"
+            f" %alpha: f32) -> tensor<{m}x{n}xf32> {{\n"
+            f"  %qa = nvfp4.quantize %a : tensor<{m}x{k}xbf16> -> {ta}\n"
+            f"  %qb = nvfp4.quantize %b : tensor<{n}x{k}xbf16> -> {tb}\n"
+            f"  %c = nvfp4.scaled_matmul %qa, %qb alpha(%alpha) : {ta}, {tb}"
+            f" -> tensor<{m}x{n}xf32>\n"
+            f"  return %c : tensor<{m}x{n}xf32>\n}}\n")
+    write_case(out, name, mlir, {"a": a, "b": b},
+               {"c": want.reshape(-1).view(np.uint32)},
+               {"kind": "matmul", "args": ["a", "b", "alpha"],
+                "scalars": {"alpha": alpha}, "results": ["c"]}, args)
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--build", default="build")
+    parser.add_argument("--chip", default="sm_90a")
+    parser.add_argument("--out", required=True)
+    args = parser.parse_args()
+    out = args.out
+    quantize_case(out, args, "quantize_1x16_rn", (256, 1024))
+    quantize_case(out, args, "quantize_1x16_rn_edge", (64, 256), edge=True)
+    quantize_case(out, args, "quantize_16x16_rn", (256, 512), block=(16, 16))
+    quantize_case(out, args, "quantize_16x16_swizzled", (160, 512),
+                  block=(16, 16), swizzled=True)
+    quantize_case(out, args, "quantize_1x16_swizzled", (200, 96), swizzled=True)
+    quantize_case(out, args, "quantize_1x16_sr", (256, 1024), rounding="sr",
+                  seed=0x123456789ABCDEF0)
+    quantize_case(out, args, "quantize_decode_1x512", (1, 512))
+    hadamard_case(out, args, "hadamard", (128, 512))
+    dequantize_case(out, args, "dequantize_1x16", (128, 256), (1, 16))
+    dequantize_case(out, args, "dequantize_16x16", (128, 256), (16, 16))
+    matmul_case(out, args, "matmul_256x512x1024", 256, 512, 1024)
+    matmul_case(out, args, "matmul_skinny_1x384x256", 1, 384, 256,
+                block_b=(1, 16), alpha=0.5)
+    matmul_case(out, args, "matmul_odd_144x80x512", 144, 80, 512)
+    print("cases written to", out)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

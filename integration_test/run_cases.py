@@ -1,0 +1,106 @@
+#!/usr/bin/env python3
+"""Runs the cases make_cases.py built on a GPU and compares every byte.
+
+Each case holds kernels.cubin and the manifest nvfp4-compile wrote
+(report.json: buffers, launches, parameters). Buffers that come from the
+host function's arguments get the input data; other buffers are filled
+with a poison pattern (0xAB bytes) unless the manifest says they start at
+zero, so an element a kernel forgets to write is a mismatch. Results are
+compared with the numerics library's bytes (data.npz) exactly.
+
+  python3 run_cases.py CASES_DIR
+"""
+import json
+import os
+import sys
+
+import cupy as cp
+import numpy as np
+
+DTYPES = {"bf16": np.uint16, "f16": np.uint16, "f32": np.float32,
+          "i8": np.uint8, "i32": np.uint32, "i64": np.int64}
+
+
+def scalar(type_name, value):
+    return {"i64": np.int64, "i32": np.int32, "f32": np.float32}[type_name](value)
+
+
+def run_case(path):
+    with open(os.path.join(path, "report.json")) as f:
+        report = json.load(f)
+    with open(os.path.join(path, "meta.json")) as f:
+        meta = json.load(f)
+    data = np.load(os.path.join(path, "data.npz"))
+    module = cp.RawModule(path=os.path.join(path, "kernels.cubin"))
+    scalars = meta.get("scalars", {})
+
+    buffers = []
+    for b in report["buffers"]:
+        dtype = DTYPES[b["element_type"]]
+        if "argument" in b:
+            host = data["in_" + meta["args"][b["argument"]]].reshape(-1)
+            buffers.append(cp.asarray(host.view(dtype)))
+        elif b["zero_initialized"]:
+            buffers.append(cp.zeros(b["elements"], dtype))
+        else:
+            poison = np.full(b["elements"] * np.dtype(dtype).itemsize, 0xAB,
+                             np.uint8)
+            buffers.append(cp.asarray(poison.view(dtype)))
+        if "fill_from_argument" in b:
+            value = scalars[meta["args"][b["fill_from_argument"]]]
+            buffers[-1].fill(np.float32(value).view(np.uint32))
+
+    for k in report["kernels"]:
+        params = []
+        for p in k["params"]:
+            if p["type"] == "ptr":
+                params.append(buffers[p["buffer"]])
+            elif "argument" in p:
+                params.append(scalar(p["type"],
+                                     scalars[meta["args"][p["argument"]]]))
+            else:
+                params.append(scalar(p["type"], float(p["value"])))
+        module.get_function(k["name"])(tuple(k["grid"]), tuple(k["block"]),
+                                       tuple(params))
+    cp.cuda.runtime.deviceSynchronize()
+
+    failures = []
+    for b in report["buffers"]:
+        if "result" not in b:
+            continue
+        name = meta["results"][b["result"]]
+        got = cp.asnumpy(buffers[report["buffers"].index(b)]).view(np.uint8)
+        want = np.ascontiguousarray(data["want_" + name]).view(np.uint8)
+        if got.shape != want.shape:
+            failures.append(f"{name}: {got.size} bytes, expected {want.size}")
+            continue
+        bad = np.flatnonzero(got != want)
+        if bad.size:
+            failures.append(f"{name}: {bad.size} of {want.size} bytes differ, "
+                            f"first at byte {bad[0]}: got {got[bad[0]]:#04x} "
+                            f"want {want[bad[0]]:#04x}")
+        else:
+            print(f"    {name}: {want.size} bytes identical")
+    return failures
+
+
+def main():
+    root = sys.argv[1]
+    print("device:", cp.cuda.runtime.getDeviceProperties(0)["name"].decode())
+    passed = failed = 0
+    for case in sorted(os.listdir(root)):
+        path = os.path.join(root, case)
+        if not os.path.isfile(os.path.join(path, "report.json")):
+            continue
+        print(f"{case}:")
+        failures = run_case(path)
+        for f in failures:
+            print("    FAIL", f)
+        passed += not failures
+        failed += bool(failures)
+    print(f"{passed} passed, {failed} failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

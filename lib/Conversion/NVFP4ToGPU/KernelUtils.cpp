@@ -1,0 +1,63 @@
+//===- KernelUtils.cpp - helpers for writing kernel bodies ----------------===//
+//
+// Part of the nvfp4 project.
+//
+//===----------------------------------------------------------------------===//
+
+#include "KernelUtils.h"
+
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "llvm/Support/MathExtras.h"
+
+using namespace mlir;
+using namespace mlir::nvfp4;
+using namespace mlir::nvfp4::kernels;
+
+Value kernels::scaleOffset(IndexMath &m, BlockScaledTensorType type,
+                           Value row, Value colBlock) {
+  int64_t colBlocks = type.getCols() / 16;
+  if (type.getLayout() == ScaleLayout::Linear)
+    return m.add(m.mul(m.div(row, type.getBlockRows()), colBlocks), colBlock);
+  int64_t rows = type.getRows();
+  int64_t paddedRows = llvm::alignTo(rows, 128);
+  int64_t paddedCols = llvm::alignTo(colBlocks, 4);
+  Value batch = m.div(row, rows), r = m.rem(row, rows);
+  Value atom = m.add(m.mul(m.div(r, 128), paddedCols / 4), m.div(colBlock, 4));
+  Value inAtom = m.add(m.add(m.mul(m.rem(r, 32), 16),
+                             m.mul(m.div(m.rem(r, 128), 32), 4)),
+                       m.rem(colBlock, 4));
+  return m.add(m.mul(batch, paddedRows * paddedCols),
+               m.add(m.mul(atom, 512), inAtom));
+}
+
+Value kernels::loadAmax(OpBuilder &b, Location loc, Value amaxBits) {
+  Value bits = memref::LoadOp::create(b, loc, amaxBits,
+                                      ValueRange{indexConstant(b, loc, 0)});
+  return arith::BitcastOp::create(b, loc, b.getF32Type(), bits);
+}
+
+int64_t kernels::product(ArrayRef<int64_t> shape) {
+  int64_t result = 1;
+  for (int64_t d : shape)
+    result *= d;
+  return result;
+}
+
+std::string kernels::typeName(Type type) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << type;
+  return text;
+}
+
+std::string kernels::shapeName(ArrayRef<int64_t> shape) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  llvm::interleave(shape, os, "x");
+  return text;
+}
+
+std::string kernels::blockName(BlockScaledTensorType type) {
+  return std::to_string(type.getBlockRows()) + "x16" +
+         (type.getLayout() == ScaleLayout::Linear ? "" : "s");
+}

@@ -1,0 +1,76 @@
+//===- KernelUtils.h - helpers for writing kernel bodies --------*- C++ -*-===//
+//
+// Part of the nvfp4 project.
+//
+//===----------------------------------------------------------------------===//
+//
+// Small helpers shared by the kernel generators: index arithmetic with
+// constants, the scale-buffer offset of a block in each layout, the amax
+// buffer, and names.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef NVFP4_LIB_CONVERSION_NVFP4TOGPU_KERNELUTILS_H
+#define NVFP4_LIB_CONVERSION_NVFP4TOGPU_KERNELUTILS_H
+
+#include "KernelBuilder.h"
+#include "nvfp4/Dialect/NVFP4/IR/NVFP4Dialect.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+
+#include <string>
+
+namespace mlir {
+namespace nvfp4 {
+namespace kernels {
+
+/// Index arithmetic with constants, for readable kernel bodies.
+struct IndexMath {
+  OpBuilder &b;
+  Location loc;
+  Value c(int64_t v) { return indexConstant(b, loc, v); }
+  Value add(Value x, Value y) { return arith::AddIOp::create(b, loc, x, y); }
+  Value mul(Value x, int64_t y) {
+    return arith::MulIOp::create(b, loc, x, c(y));
+  }
+  Value div(Value x, int64_t y) {
+    return arith::DivUIOp::create(b, loc, x, c(y));
+  }
+  Value rem(Value x, int64_t y) {
+    return arith::RemUIOp::create(b, loc, x, c(y));
+  }
+  Value lt(Value x, int64_t y) {
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, x, c(y));
+  }
+  Value eq(Value x, int64_t y) {
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, x, c(y));
+  }
+};
+
+/// Byte offset of the scale of (row, colBlock) in the scale buffer of
+/// `type` (docs/Numerics.md section 8 for the swizzled layout; one matrix
+/// per batch element). `row` counts rows over all batch elements.
+Value scaleOffset(IndexMath &m, BlockScaledTensorType type, Value row,
+                  Value colBlock);
+
+/// Loads the amax buffer (FP32 bits in an i32) as an f32.
+Value loadAmax(OpBuilder &b, Location loc, Value amaxBits);
+
+/// Product of the dimensions.
+int64_t product(ArrayRef<int64_t> shape);
+
+/// "bf16", "f32": the printed form of a type, for kernel names.
+std::string typeName(Type type);
+
+/// "4x8x16": a shape, for kernel names.
+std::string shapeName(ArrayRef<int64_t> shape);
+
+/// "1x16", "16x16s" (s for swizzled scales): a block-scaled operand's form,
+/// for kernel names.
+std::string blockName(BlockScaledTensorType type);
+
+} // namespace kernels
+} // namespace nvfp4
+} // namespace mlir
+
+#endif // NVFP4_LIB_CONVERSION_NVFP4TOGPU_KERNELUTILS_H

@@ -1,0 +1,172 @@
+//===- MatmulKernels.cpp - the block-scaled GEMM on GPUs -------------------===//
+//
+// Part of the nvfp4 project.
+//
+// nvfp4.scaled_matmul as a portable SIMT kernel: one thread per output
+// element, K walked block by block. Each 16-block's dot product of E2M1
+// values is exact, then `acc += partial * (sA * sB)` in K order and
+// `C = acc * alpha` -- the accumulation order of docs/Numerics.md, so the
+// result equals the reference lowering bit for bit on every chip. It is the
+// correctness baseline the tensor-core kernels (tcgen05 on sm_100a/sm_103a,
+// mma.sync block_scale on sm_120a, wgmma emulation on sm_90a) are checked
+// against; it does not use tensor cores.
+//
+//===----------------------------------------------------------------------===//
+
+#include "KernelBuilder.h"
+#include "KernelUtils.h"
+#include "nvfp4/Conversion/NVFP4ToGPU/NVFP4ToGPU.h"
+#include "nvfp4/Conversion/Utils/ElementBuilders.h"
+#include "nvfp4/Dialect/NVFP4/IR/NVFP4Ops.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+
+using namespace mlir;
+using namespace mlir::nvfp4;
+using namespace mlir::nvfp4::kernels;
+
+namespace {
+
+/// Decodes the 16 E2M1 codes packed in 8 bytes loaded at `byteOffset`.
+SmallVector<Value> loadCodes(OpBuilder &b, Location loc, Value packed,
+                             Value byteOffset) {
+  ScalarBuilder s(b, loc);
+  Value bytes = vector::LoadOp::create(
+      b, loc, VectorType::get({8}, b.getI8Type()), packed, byteOffset);
+  SmallVector<Value> values;
+  for (int64_t j = 0; j < 16; ++j) {
+    Value byte = vector::ExtractOp::create(b, loc, bytes,
+                                           ArrayRef<int64_t>{j / 2});
+    Value code = j % 2 ? arith::ShRUIOp::create(b, loc, byte, s.i8(4)) : byte;
+    values.push_back(s.decodeE2M1(code));
+  }
+  return values;
+}
+
+gpu::GPUFuncOp buildScaledMatmulKernel(ModuleOp module,
+                                       BlockScaledTensorType lhs,
+                                       BlockScaledTensorType rhs,
+                                       RankedTensorType result) {
+  MLIRContext *ctx = module.getContext();
+  int64_t batch = product(lhs.getBatchShape());
+  int64_t m = lhs.getRows(), n = rhs.getRows(), k = lhs.getCols();
+  int64_t colBlocks = k / 16;
+  auto i8 = IntegerType::get(ctx, 8), i32 = IntegerType::get(ctx, 32);
+  auto buffer = [&](int64_t count, Type type) -> Type {
+    return MemRefType::get({count}, type);
+  };
+  SmallVector<Type> argTypes = {
+      buffer(batch * m * k / 2, i8),
+      buffer(product(lhs.getScalesType().getShape()), i8),
+      buffer(1, i32),
+      buffer(batch * n * k / 2, i8),
+      buffer(product(rhs.getScalesType().getShape()), i8),
+      buffer(1, i32),
+      Float32Type::get(ctx),
+      buffer(batch * m * n, result.getElementType())};
+  std::string name = "nvfp4_scaled_matmul_" +
+                     (batch > 1 ? std::to_string(batch) + "x" : "") +
+                     std::to_string(m) + "x" + std::to_string(n) + "x" +
+                     std::to_string(k) + "_" + blockName(lhs) + "_" +
+                     blockName(rhs) + "_to_" +
+                     typeName(result.getElementType()) + "_simt";
+  return getOrCreateKernel(
+      module, name, argTypes, kThreadsPerBlock,
+      [&](OpBuilder &b, Location loc, ValueRange args) {
+        ScalarBuilder s(b, loc);
+        IndexMath im{b, loc};
+        int64_t outputs = batch * m * n;
+        Value tid = globalThreadIndex(b, loc);
+        auto ifValid = scf::IfOp::create(b, loc, im.lt(tid, outputs), false);
+        b.setInsertionPointToStart(ifValid.thenBlock());
+        // Thread -> (batch, i, j); adjacent threads share the A row.
+        Value j = im.rem(tid, n);
+        Value bi = im.div(tid, n);
+        Value i = im.rem(bi, m), bt = im.div(bi, m);
+        Value rowA = im.add(im.mul(bt, m), i);
+        Value rowB = im.add(im.mul(bt, n), j);
+
+        auto loop = scf::ForOp::create(
+            b, loc, im.c(0), im.c(colBlocks), im.c(1),
+            ValueRange{s.f32(0.0f)},
+            [&](OpBuilder &nb, Location nl, Value kb, ValueRange acc) {
+              ScalarBuilder ns(nb, nl);
+              IndexMath nm{nb, nl};
+              Value offsetA = nm.add(nm.mul(rowA, k / 2), nm.mul(kb, 8));
+              Value offsetB = nm.add(nm.mul(rowB, k / 2), nm.mul(kb, 8));
+              SmallVector<Value> a = loadCodes(nb, nl, args[0], offsetA);
+              SmallVector<Value> bv = loadCodes(nb, nl, args[3], offsetB);
+              // Exact: products of E2M1 values and their sums of 16.
+              Value partial = ns.f32(0.0f);
+              for (int64_t e = 0; e < 16; ++e)
+                partial = arith::AddFOp::create(
+                    nb, nl, partial, arith::MulFOp::create(nb, nl, a[e], bv[e]));
+              Value scaleA = ns.decodeE4M3(memref::LoadOp::create(
+                  nb, nl, args[1],
+                  ValueRange{scaleOffset(nm, lhs, rowA, kb)}));
+              Value scaleB = ns.decodeE4M3(memref::LoadOp::create(
+                  nb, nl, args[4],
+                  ValueRange{scaleOffset(nm, rhs, rowB, kb)}));
+              Value term = arith::MulFOp::create(
+                  nb, nl, partial,
+                  arith::MulFOp::create(nb, nl, scaleA, scaleB));
+              scf::YieldOp::create(
+                  nb, nl,
+                  ValueRange{arith::AddFOp::create(nb, nl, acc[0], term)});
+            });
+        // alpha = ((alpha_in * amaxA) * amaxB) * fp32(1 / (36 * 448^2)).
+        Value alpha = arith::MulFOp::create(b, loc, args[6],
+                                            loadAmax(b, loc, args[2]));
+        alpha = arith::MulFOp::create(b, loc, alpha, loadAmax(b, loc, args[5]));
+        alpha = arith::MulFOp::create(b, loc, alpha,
+                                      s.f32(1.0f / (36.0f * 448.0f * 448.0f)));
+        Value value = s.fromF32(
+            arith::MulFOp::create(b, loc, loop.getResult(0), alpha),
+            result.getElementType());
+        memref::StoreOp::create(b, loc, value, args[7], ValueRange{tid});
+        b.setInsertionPointAfter(ifValid);
+      });
+}
+
+struct ScaledMatmulToGPU : OpConversionPattern<ScaledMatmulOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(ScaledMatmulOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    ModuleOp module = op->getParentOfType<ModuleOp>();
+    auto resultType = cast<RankedTensorType>(op.getType());
+    ValueRange lhs = adaptor.getLhs(), rhs = adaptor.getRhs();
+    Value result = allocDevice(
+        rewriter, loc,
+        MemRefType::get(resultType.getShape(), resultType.getElementType()),
+        false);
+    Value alpha = op.getAlpha()
+                      ? adaptor.getAlpha().front()
+                      : arith::ConstantOp::create(rewriter, loc,
+                                                  rewriter.getF32FloatAttr(1.0f))
+                            .getResult();
+    gpu::GPUFuncOp kernel = buildScaledMatmulKernel(
+        module, op.getLhs().getType(), op.getRhs().getType(), resultType);
+    launchKernel(rewriter, loc, kernel, resultType.getNumElements(),
+                 kThreadsPerBlock,
+                 {flatten(rewriter, loc, lhs[0]), flatten(rewriter, loc, lhs[1]),
+                  lhs[2], flatten(rewriter, loc, rhs[0]),
+                  flatten(rewriter, loc, rhs[1]), rhs[2], alpha,
+                  flatten(rewriter, loc, result)});
+    rewriter.replaceOpWithNewOp<bufferization::ToTensorOp>(
+        op, resultType, result, /*restrict=*/true, /*writable=*/true);
+    return success();
+  }
+};
+} // namespace
+
+void mlir::nvfp4::populateMatmulToGPUPatterns(const TypeConverter &converter,
+                                              RewritePatternSet &patterns) {
+  patterns.add<ScaledMatmulToGPU>(converter, patterns.getContext());
+}
