@@ -6,6 +6,7 @@
 
 #include "nvfp4/Compiler/Compiler.h"
 #include "nvfp4/Conversion/Passes.h"
+#include "nvfp4/Dialect/NVFP4/Transforms/Passes.h"
 #include "nvfp4/Pipelines/Pipelines.h"
 #include "nvfp4/Target/Chip.h"
 
@@ -366,12 +367,37 @@ mlir::nvfp4::compileModule(ModuleOp module, const CompileOptions &options) {
                    ? std::string()
                    : " nor at '" + options.ptxasPath + "'");
 
+  CompileResult result;
+  if (options.applyRecipe) {
+    PassManager recipe(module.getContext());
+    NVFP4AssignPrecisionOptions assign;
+    assign.keepFirst = options.keepFirst;
+    assign.keepLast = options.keepLast;
+    // The options struct starts empty; spell out the pass's default.
+    assign.keepKinds = {"attention-bmm", "embedding", "head"};
+    recipe.addPass(createNVFP4AssignPrecision(assign));
+    recipe.addPass(createNVFP4ApplyRecipe());
+    // The fprop/dgrad weight sharing expresses the dgrad copy as
+    // pack(transpose(unpack(q))), which the GPU path cannot lower yet (its
+    // codes stay packed on the device); dgrad quantizes W^T itself.
+    NVFP4FuseQuantizationOptions fuse;
+    fuse.shareWeightQuantization = false;
+    recipe.addPass(createNVFP4FuseQuantization(fuse));
+    if (failed(recipe.run(module)))
+      return failure();
+  }
+  if (options.buildPrecisionReport) {
+    FailureOr<PrecisionReport> precision = nvfp4::buildPrecisionReport(module);
+    if (failed(precision))
+      return failure();
+    result.precision = std::move(*precision);
+  }
+
   PassManager pm(module.getContext());
   buildGPUKernelPipeline(pm, chip->name);
   if (failed(pm.run(module)))
     return failure();
 
-  CompileResult result;
   result.chip = std::string(chip->name);
   result.ptxVersion = chip->ptxVersion;
   collectLaunches(module, result);
@@ -383,8 +409,11 @@ mlir::nvfp4::compileModule(ModuleOp module, const CompileOptions &options) {
 
   auto kernels = module.lookupSymbol<gpu::GPUModuleOp>("nvfp4_kernels");
   if (!kernels)
-    return emitError(loc) << "the input has no nvfp4 operations: nothing to "
-                             "compile for the GPU";
+    return emitError(loc)
+           << "nothing to compile for the GPU: the input has no nvfp4 "
+              "operations (for model IR: every GEMM stayed in high "
+              "precision; --keep-first/--keep-last choose how many blocks "
+              "do)";
   std::string llvmText;
   FailureOr<std::string> ptx = emitPTX(
       kernels, *chip, options.emit == EmitKind::LLVM, llvmText);
@@ -466,6 +495,8 @@ std::string mlir::nvfp4::renderKernelReport(const CompileResult &result) {
                           std::to_string(result.ptxVersion % 10)},
       {"assembled_with_ptxas", result.assembledWithPtxas},
       {"kernels", std::move(kernels)}};
+  if (result.precision)
+    report["precision"] = toJSON(*result.precision);
   std::string text;
   llvm::raw_string_ostream os(text);
   os << llvm::formatv("{0:2}", llvm::json::Value(std::move(report))) << "\n";

@@ -22,6 +22,7 @@
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/ErrorHandling.h"
 #include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/ToolOutputFile.h"
 
@@ -56,6 +57,21 @@ static cl::opt<std::string>
     ptxasPath("ptxas", cl::desc("ptxas to use (default: PATH, then "
                                 "/usr/local/cuda/bin/ptxas)"),
               cl::init(""), cl::cat(category));
+static cl::opt<unsigned>
+    keepFirst("keep-first",
+              cl::desc("Model IR: first transformer blocks kept in BF16 "
+                       "(default 2)"),
+              cl::init(2), cl::cat(category));
+static cl::opt<unsigned>
+    keepLast("keep-last",
+             cl::desc("Model IR: last transformer blocks kept in BF16 "
+                      "(default 8)"),
+             cl::init(8), cl::cat(category));
+static cl::opt<bool> skipRecipe(
+    "no-recipe",
+    cl::desc("Do not run nvfp4-assign-precision / nvfp4-apply-recipe / "
+             "nvfp4-fuse-quantization on the input first"),
+    cl::init(false), cl::cat(category));
 static cl::opt<bool> skipPtxasCheck(
     "no-ptxas-check",
     cl::desc("Do not assemble --emit=ptx output with ptxas to check it"),
@@ -87,6 +103,10 @@ int main(int argc, char **argv) {
   options.chip = chip;
   options.ptxasPath = ptxasPath;
   options.verifyWithPtxas = !skipPtxasCheck;
+  options.applyRecipe = !skipRecipe;
+  options.keepFirst = keepFirst;
+  options.keepLast = keepLast;
+  options.buildPrecisionReport = !reportFilename.empty();
   std::optional<mlir::nvfp4::EmitKind> kind = mlir::nvfp4::parseEmitKind(emit);
   if (!kind)
     return fail("unknown --emit=" + emit + " (expected mlir, llvm, ptx or cubin)");
@@ -121,12 +141,25 @@ int main(int argc, char **argv) {
     return fail(error);
   output->os() << result->output;
   if (!reportFilename.empty()) {
+    // FILE.json, the chart next to it as FILE.svg, and the per-layer table
+    // on stdout (stderr when the compiled output goes to stdout).
     std::unique_ptr<llvm::ToolOutputFile> report =
         openOutputFile(reportFilename, &error);
     if (!report)
       return fail(error);
     report->os() << mlir::nvfp4::renderKernelReport(*result);
+    SmallString<128> svgPath(reportFilename);
+    llvm::sys::path::replace_extension(svgPath, "svg");
+    std::unique_ptr<llvm::ToolOutputFile> svg = openOutputFile(svgPath, &error);
+    if (!svg)
+      return fail(error);
+    if (result->precision) {
+      svg->os() << mlir::nvfp4::renderSVG(*result->precision);
+      (outputFilename == "-" ? llvm::errs() : llvm::outs())
+          << mlir::nvfp4::renderTable(*result->precision);
+    }
     report->keep();
+    svg->keep();
   }
   output->keep();
   return 0;

@@ -15,6 +15,8 @@
 #ifndef NVFP4_COMPILER_COMPILER_H
 #define NVFP4_COMPILER_COMPILER_H
 
+#include "nvfp4/Report/PrecisionReport.h"
+
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Support/LLVM.h"
 
@@ -40,6 +42,18 @@ struct CompileOptions {
   /// Assemble the PTX with ptxas (when found) even for --emit=ptx, to check
   /// it and collect register and spill counts.
   bool verifyWithPtxas = true;
+  /// Run the graph-level passes first (nvfp4-assign-precision,
+  /// nvfp4-apply-recipe, nvfp4-fuse-quantization with default options), so
+  /// annotated model IR (linalg on tensors) compiles; on nvfp4 IR they
+  /// change nothing.
+  bool applyRecipe = true;
+  /// nvfp4-assign-precision's keep-first / keep-last (the paper's 12B
+  /// recipe keeps the first 2 and last 8 blocks in BF16).
+  unsigned keepFirst = 2;
+  unsigned keepLast = 8;
+  /// Build the per-layer precision report (after the recipe, before the
+  /// GPU lowering).
+  bool buildPrecisionReport = false;
 };
 
 /// One kernel parameter (bare pointer or scalar).
@@ -85,6 +99,7 @@ struct CompileResult {
   std::vector<KernelInfo> kernels;    ///< in launch order
   std::vector<BufferInfo> buffers;
   bool assembledWithPtxas = false;
+  std::optional<PrecisionReport> precision; ///< when asked for
   std::string ptxasPath;              ///< the ptxas used, if any
 };
 
