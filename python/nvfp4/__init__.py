@@ -20,6 +20,7 @@ from . import _nvfp4
 __all__ = [
     "DEFAULT_SIGN_MASK",
     "QuantizedTensor",
+    "compile",
     "dequantize",
     "hadamard",
     "pack",
@@ -197,3 +198,34 @@ def scaled_matmul(a, b, alpha=1.0):
         a.codes, a.scales, a.amax, a.block,
         b.codes, b.scales, b.amax, b.block, alpha,
     )
+
+
+def compile(mlir_text, chip="sm_103a", emit="ptx", keep_first=2, keep_last=8,
+            report=False):
+    """Compiles nvfp4 IR (or annotated model IR) for one GPU.
+
+    The nvfp4-compile path: precision assignment and the recipe (model IR),
+    GPU kernels, LLVM's NVPTX backend, and ptxas when it is installed.
+
+    Args:
+      mlir_text: the module, as MLIR text.
+      chip: "sm_103a" (GB300, default), "sm_100a", "sm_120a" or "sm_90a".
+      emit: "ptx" (default), "cubin" (needs ptxas), "llvm" or "mlir".
+      keep_first, keep_last: transformer blocks kept in BF16 (model IR).
+      report: also return the JSON report (kernels, buffers, precision).
+
+    Returns:
+      The PTX (or other) text -- bytes for "cubin" -- or (output, report
+      dict) when report=True.
+
+    Raises:
+      ValueError: with the compiler's diagnostics, for invalid IR, an
+      unsupported chip or op, or a missing ptxas for "cubin".
+    """
+    if not isinstance(mlir_text, str):
+        raise ValueError("mlir_text must be a str")
+    import json
+    from . import _compiler
+    output, report_json = _compiler.compile(mlir_text, str(chip), str(emit),
+                                            int(keep_first), int(keep_last))
+    return (output, json.loads(report_json)) if report else output
