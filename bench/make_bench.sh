@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Compiles the benchmark kernels (sm_90a, for the lent H200) into bench/build/:
+# quantize 8192x8192 (1x16, RN); the wgrad operand recipe (RHT + amax + SR
+# quantize of an 8192x8192 operand along its last dimension, i.e. already in
+# the column-wise layout); the 8192^3 block-scaled GEMM. Then run
+#   python3 bench/run_bench.py bench/build      (on the GPU machine)
+set -euo pipefail
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+OUT=$ROOT/bench/build
+mkdir -p "$OUT"
+bash "$ROOT/scripts/setup.sh"
+N=8192
+ACT="!nvfp4.tensor<${N}x${N}xf4E2M1FN, scale = f8E4M3FN, block = 1x16>"
+W="!nvfp4.tensor<${N}x${N}xf4E2M1FN, scale = f8E4M3FN, block = 16x16>"
+cat > "$OUT/quantize.mlir" <<MLIR
+func.func @quantize(%x: tensor<${N}x${N}xbf16>) -> $ACT {
+  %q = nvfp4.quantize %x : tensor<${N}x${N}xbf16> -> $ACT
+  return %q : $ACT
+}
+MLIR
+cat > "$OUT/wgrad_operand.mlir" <<MLIR
+func.func @wgrad_operand(%dy: tensor<${N}x${N}xbf16>, %seed: i64) -> $ACT {
+  %h = nvfp4.hadamard %dy : tensor<${N}x${N}xbf16>
+  %q = nvfp4.quantize %h rounding<stochastic> seed(%seed) : tensor<${N}x${N}xbf16> -> $ACT
+  return %q : $ACT
+}
+MLIR
+cat > "$OUT/gemm.mlir" <<MLIR
+func.func @gemm(%a: $ACT, %b: $W) -> tensor<${N}x${N}xbf16> {
+  %c = nvfp4.scaled_matmul %a, %b : $ACT, $W -> tensor<${N}x${N}xbf16>
+  return %c : tensor<${N}x${N}xbf16>
+}
+MLIR
+for name in quantize wgrad_operand gemm; do
+  "$ROOT/build/bin/nvfp4-compile" "$OUT/$name.mlir" --chip=sm_90a --emit=cubin \
+    -o "$OUT/$name.cubin" --report="$OUT/$name.json" > /dev/null
+done
+echo "benchmark kernels in ${OUT#$ROOT/}"

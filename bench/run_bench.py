@@ -1,0 +1,152 @@
+#!/usr/bin/env python3
+"""NVFP4 benchmarks on one GPU, with the peers measured in the same run.
+
+  python3 bench/run_bench.py bench/build
+
+Each nvfp4 program runs from its manifest (report.json) like
+integration_test/run_cases.py: arguments uploaded, other buffers allocated
+(zeroed where the manifest says so), kernels launched in order. Times are
+CUDA-event medians of repeated runs after a warm-up.
+"""
+import json
+import os
+import sys
+
+import cupy as cp
+import numpy as np
+import torch
+
+N = 8192
+REPEAT = 20
+DTYPES = {"bf16": np.uint16, "f32": np.float32, "i8": np.uint8,
+          "i32": np.uint32, "i64": np.int64}
+
+
+def time_ms(fn, repeat=REPEAT):
+    fn()
+    cp.cuda.runtime.deviceSynchronize()
+    times = []
+    for _ in range(repeat):
+        start, stop = cp.cuda.Event(), cp.cuda.Event()
+        start.record()
+        fn()
+        stop.record()
+        stop.synchronize()
+        times.append(cp.cuda.get_elapsed_time(start, stop))
+    return float(np.median(times))
+
+
+def program(path, name, args):
+    """A callable that runs nvfp4 program `name` with `args` (arrays or
+    scalars, by function argument)."""
+    with open(os.path.join(path, name + ".json")) as f:
+        report = json.load(f)
+    module = cp.RawModule(path=os.path.join(path, name + ".cubin"))
+    buffers, zeroed = [], []
+    for b in report["buffers"]:
+        dtype = DTYPES[b["element_type"]]
+        if "argument" in b:
+            buffers.append(args[b["argument"]].reshape(-1).view(dtype))
+        else:
+            buffers.append(cp.zeros(b["elements"], dtype))
+            if b["zero_initialized"]:
+                zeroed.append(buffers[-1])
+    launches = []
+    for k in report["kernels"]:
+        params = []
+        for p in k["params"]:
+            if p["type"] == "ptr":
+                params.append(buffers[p["buffer"]])
+            elif "argument" in p:
+                params.append({"i64": np.int64, "f32": np.float32}[p["type"]](
+                    args[p["argument"]]))
+            else:
+                params.append(np.float32(float(p["value"])))
+        launches.append((module.get_function(k["name"]), tuple(k["grid"]),
+                         tuple(k["block"]), tuple(params)))
+
+    def run():
+        for z in zeroed:  # the manifest's memsets are part of the work
+            z.fill(0)
+        for fn, grid, block, params in launches:
+            fn(grid, block, params)
+    return run
+
+
+def torch_quantize(x):
+    """NVFP4 1x16 quantization (same algorithm) in PyTorch, for torch.compile."""
+    amax = x.abs().float().amax()
+    s_enc = torch.where((amax == 0) | torch.isinf(amax), torch.ones_like(amax),
+                        torch.clamp(2688.0 / amax, max=3.4028234663852886e38))
+    s_dec = 1.0 / s_enc
+    mult = s_enc * np.float32(1.0 / 6.0)
+    xb = x.float().view(x.shape[0], -1, 16)
+    bamax = xb.abs().amax(dim=-1, keepdim=True)
+    scale = torch.clamp(bamax * mult, max=448.0).to(torch.float8_e4m3fn)
+    enc = torch.clamp(1.0 / (scale.float() * s_dec), max=3.4028234663852886e38)
+    y = xb * enc
+    a = y.abs()
+    code = ((a > 0.25).int() + (a >= 0.75).int() + (a > 1.25).int() +
+            (a >= 1.75).int() + (a > 2.5).int() + (a >= 3.5).int() +
+            (a > 5.0).int())
+    code = code | (torch.signbit(y).int() << 3)
+    code = code.view(x.shape[0], -1, 2).to(torch.uint8)
+    packed = code[..., 0] | (code[..., 1] << 4)
+    return packed, scale.view(torch.uint8), amax
+
+
+def main():
+    path = sys.argv[1]
+    dev = cp.cuda.runtime.getDeviceProperties(0)["name"].decode()
+    print(f"device: {dev}; torch {torch.__version__}; cupy {cp.__version__}")
+    rng = cp.random.default_rng(0)
+    x = (rng.standard_normal((N, N), dtype=cp.float32)).astype(cp.float32)
+    x_bf16 = torch.as_tensor(x, device="cuda").to(torch.bfloat16)
+    x_bits = cp.asarray(x_bf16.view(torch.int16)).view(cp.uint16)
+    in_bytes = N * N * 2
+    out_bytes = N * N // 2 + N * N // 16 + 4
+
+    # Device copy: the bandwidth ceiling.
+    dst = cp.empty_like(x_bits)
+    copy_ms = time_ms(lambda: dst.__setitem__(slice(None), x_bits))
+    copy_gbs = 2 * in_bytes / copy_ms / 1e6
+    print(f"device copy {N}x{N} bf16: {copy_ms:.3f} ms, {copy_gbs:.0f} GB/s (read+write)")
+
+    # nvfp4 quantize (amax pass + quantize pass).
+    q = program(path, "quantize", [x_bits])
+    q_ms = time_ms(q)
+    q_gbs = (in_bytes + out_bytes) / q_ms / 1e6
+    print(f"nvfp4 quantize 1x16 RN: {q_ms:.3f} ms, {q_gbs:.0f} GB/s "
+          f"(input + output bytes) = {q_gbs / copy_gbs:.2f} x copy")
+
+    compiled = torch.compile(torch_quantize)
+    t_ms = time_ms(lambda: compiled(x_bf16))
+    t_gbs = (in_bytes + out_bytes) / t_ms / 1e6
+    print(f"torch.compile quantize (same algorithm): {t_ms:.3f} ms, {t_gbs:.0f} GB/s "
+          f"= {t_gbs / copy_gbs:.2f} x copy; nvfp4 is {t_ms / q_ms:.2f} x faster")
+
+    w = program(path, "wgrad_operand", [x_bits, 1234])
+    w_ms = time_ms(w)
+    w_gbs = (in_bytes + out_bytes) / w_ms / 1e6
+    print(f"nvfp4 RHT + SR quantize (wgrad operand): {w_ms:.3f} ms, {w_gbs:.0f} GB/s "
+          f"= {w_gbs / copy_gbs:.2f} x copy")
+
+    # GEMM 8192^3: cuBLAS BF16 vs the nvfp4 SIMT kernel (dequant included).
+    a = torch.randn(N, N, device="cuda", dtype=torch.bfloat16)
+    b = torch.randn(N, N, device="cuda", dtype=torch.bfloat16)
+    cublas_ms = time_ms(lambda: torch.matmul(a, b), repeat=10)
+    flops = 2 * N ** 3
+    print(f"cuBLAS bf16 GEMM {N}^3: {cublas_ms:.3f} ms, {flops / cublas_ms / 1e9:.0f} TFLOP/s")
+    codes_a = cp.asarray(rng.integers(0, 256, N * N // 2, dtype=cp.uint8))
+    scales_a = cp.full(N * N // 16, 0x38, cp.uint8)
+    codes_b = cp.asarray(rng.integers(0, 256, N * N // 2, dtype=cp.uint8))
+    scales_b = cp.full((N // 16) * (N // 16), 0x38, cp.uint8)
+    amax = cp.full(1, np.float32(1.0).view(np.uint32), cp.uint32)
+    g = program(path, "gemm", [codes_a, scales_a, amax, codes_b, scales_b, amax.copy()])
+    g_ms = time_ms(g, repeat=3)
+    print(f"nvfp4 scaled_matmul {N}^3 (SIMT, no tensor cores): {g_ms:.3f} ms, "
+          f"{flops / g_ms / 1e9:.1f} TFLOP/s = {cublas_ms / g_ms:.3f} x cuBLAS bf16")
+
+
+if __name__ == "__main__":
+    main()
