@@ -161,13 +161,20 @@ SmallVector<Value> packStochastic(OpBuilder &b, Location loc,
 gpu::GPUFuncOp buildAmaxKernel(ModuleOp module, MemRefType input,
                                int64_t &threads) {
   int64_t count = input.getNumElements();
-  // Enough threads for ~16 elements each, at most 1024 blocks.
+  // 16-byte vector loads when the size allows (every quantizable tensor:
+  // its last dimension is a multiple of 16), elements one by one otherwise.
+  Type elementType = input.getElementType();
+  int64_t width = 16 / (elementType.getIntOrFloatBitWidth() / 8);
+  if (count % width != 0)
+    width = 1;
+  int64_t chunks = count / width;
+  // About four chunks per thread, at most 1024 blocks (a full H200).
   threads = std::min<int64_t>(
-      llvm::alignTo(llvm::divideCeil(count, 16), kThreadsPerBlock),
+      llvm::alignTo(llvm::divideCeil(chunks, 4), kThreadsPerBlock),
       1024 * kThreadsPerBlock);
   int64_t totalThreads = threads;
   std::string name = "nvfp4_amax_" + std::to_string(count) + "x" +
-                     typeName(input.getElementType());
+                     typeName(elementType);
   Type amaxType = MemRefType::get({1}, IntegerType::get(module.getContext(), 32));
   return getOrCreateKernel(
       module, name, {input, amaxType}, kThreadsPerBlock,
@@ -176,13 +183,27 @@ gpu::GPUFuncOp buildAmaxKernel(ModuleOp module, MemRefType input,
         IndexMath m{b, loc};
         Value tid = globalThreadIndex(b, loc);
         auto loop = scf::ForOp::create(
-            b, loc, tid, m.c(count), m.c(totalThreads),
+            b, loc, tid, m.c(chunks), m.c(totalThreads),
             ValueRange{s.f32(0.0f)},
-            [&](OpBuilder &nb, Location nl, Value i, ValueRange acc) {
-              Value x = memref::LoadOp::create(nb, nl, args[0], ValueRange{i});
-              Value magnitude = math::AbsFOp::create(
-                  nb, nl, ScalarBuilder(nb, nl).toF32(x));
-              Value max = arith::MaxNumFOp::create(nb, nl, acc[0], magnitude);
+            [&](OpBuilder &nb, Location nl, Value chunk, ValueRange acc) {
+              ScalarBuilder ns(nb, nl);
+              IndexMath nm{nb, nl};
+              SmallVector<Value> values;
+              if (width == 1) {
+                values.push_back(
+                    memref::LoadOp::create(nb, nl, args[0], ValueRange{chunk}));
+              } else {
+                Value vector = vector::LoadOp::create(
+                    nb, nl, VectorType::get({width}, elementType), args[0],
+                    nm.mul(chunk, width));
+                for (int64_t j = 0; j < width; ++j)
+                  values.push_back(vector::ExtractOp::create(
+                      nb, nl, vector, ArrayRef<int64_t>{j}));
+              }
+              Value max = acc[0];
+              for (Value x : values)
+                max = arith::MaxNumFOp::create(
+                    nb, nl, max, math::AbsFOp::create(nb, nl, ns.toF32(x)));
               scf::YieldOp::create(nb, nl, max);
             });
         Value max = loop.getResult(0);
