@@ -6,6 +6,7 @@ import shutil
 
 import lit.formats
 from lit.llvm import llvm_config
+from lit.llvm.subst import ToolSubst
 
 config.name = "nvfp4"
 config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
@@ -28,7 +29,37 @@ llvm_config.with_environment("PATH", config.nvfp4_tools_dir, append_path=True)
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 tool_dirs = [config.nvfp4_tools_dir, config.llvm_tools_dir]
 llvm_config.add_tool_substitutions(
-    ["nvfp4-opt", "nvfp4-refgen", "mlir-opt", "mlir-runner", "mlir-translate", "llc"],
+    ["nvfp4-opt", "nvfp4-refgen", "mlir-runner", "mlir-translate", "llc"],
+    tool_dirs,
+)
+
+# In a sanitizer build (cmake/Sanitizers.cmake) our shared objects need the
+# sanitizer runtime, which programs we did not build (Debian's python3 and
+# mlir-opt) do not link: preload it into those. Leak checking stays on for
+# our own tools and is off for those hosts, whose own leaks are not ours.
+sanitizer_env = ""
+nvfp4_sanitize = getattr(config, "nvfp4_sanitize", "")
+if nvfp4_sanitize:
+    config.available_features.add("sanitizer")
+    preload = getattr(config, "nvfp4_sanitizer_preload", "")
+    if preload:
+        asan_options = os.environ.get("ASAN_OPTIONS", "")
+        asan_options = (asan_options + ":" if asan_options else "") + "detect_leaks=0"
+        sanitizer_env = "env LD_PRELOAD={} ASAN_OPTIONS={} ".format(
+            preload, asan_options
+        )
+    # test/Embedding builds a project against our (instrumented) static
+    # libraries; CMake takes these for its first configure.
+    flags = "-fsanitize={} -fno-omit-frame-pointer".format(nvfp4_sanitize)
+    config.environment["CXXFLAGS"] = flags
+    config.environment["LDFLAGS"] = flags
+llvm_config.add_tool_substitutions(
+    [
+        ToolSubst(
+            "mlir-opt",
+            command=sanitizer_env + os.path.join(config.llvm_tools_dir, "mlir-opt"),
+        )
+    ],
     tool_dirs,
 )
 
@@ -51,7 +82,7 @@ if config.nvfp4_python_enabled and os.path.exists(config.python_executable):
     config.environment["PYTHONPATH"] = os.path.join(
         config.nvfp4_obj_root, "python_packages"
     )
-config.substitutions.append(("%PYTHON", config.python_executable))
+config.substitutions.append(("%PYTHON", sanitizer_env + config.python_executable))
 
 # CUDA's ptxas is optional: tests that assemble PTX say `REQUIRES: ptxas`.
 ptxas = shutil.which("ptxas") or (

@@ -335,3 +335,14 @@ func.func @annotation_weight_not_unit(%w: tensor<32x16xbf16> {nvfp4.weight = tru
 func.func @annotation_argument_unknown(%w: tensor<32x16xbf16> {nvfp4.layer = 1 : i64}) {
   return
 }
+
+// -----
+
+// expected-error @+1 {{block-scaled tensor is too large: more than 2^47 elements}}
+func.func @tensor_t6_rows(%q: !nvfp4.tensor<9223372036854775807x16xf4E2M1FN, scale = f8E4M3FN, block = 1x16>)
+
+// -----
+
+// The element count overflows int64 although every dimension fits.
+// expected-error @+1 {{block-scaled tensor is too large: more than 2^47 elements}}
+func.func @tensor_t6_product(%q: !nvfp4.tensor<65536x4294967296x4294967296xf4E2M1FN, scale = f8E4M3FN, block = 1x16>)

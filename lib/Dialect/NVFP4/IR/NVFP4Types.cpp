@@ -29,6 +29,20 @@ void NVFP4Dialect::registerTypes() {
 // Verification
 //===----------------------------------------------------------------------===//
 
+std::optional<int64_t>
+mlir::nvfp4::getBoundedElementCount(ArrayRef<int64_t> shape) {
+  int64_t count = 1;
+  for (int64_t dim : shape) {
+    if (dim < 0)
+      return std::nullopt;
+    // count * dim > kMax, without computing the product.
+    if (dim != 0 && count > kMaxBlockScaledElements / dim)
+      return std::nullopt;
+    count *= dim;
+  }
+  return count;
+}
+
 LogicalResult
 BlockScaledTensorType::verify(function_ref<InFlightDiagnostic()> emitError,
                               ArrayRef<int64_t> shape, Type elementType,
@@ -67,6 +81,10 @@ BlockScaledTensorType::verify(function_ref<InFlightDiagnostic()> emitError,
     return emitError() << "block " << blockShape[0] << "x" << blockShape[1]
                        << " does not divide the trailing dimensions " << rows
                        << "x" << cols;
+  // tensor_t6
+  if (!getBoundedElementCount(shape))
+    return emitError() << "block-scaled tensor is too large: more than 2^47 "
+                          "elements";
   return success();
 }
 

@@ -89,6 +89,11 @@ mlir::nvfp4::checkRecipeApplicable(const GemmInfo &gemm) {
   if (gemm.shape.batch == 0 || gemm.shape.m == 0 || gemm.shape.n == 0 ||
       gemm.shape.k == 0)
     return std::string("the GEMM has an empty dimension");
+  // The quantized operands must be valid !nvfp4.tensor types (rule T6).
+  for (Value input : op.getDpsInputs())
+    if (!getBoundedElementCount(cast<ShapedType>(input.getType()).getShape()))
+      return std::string("the GEMM is too large to quantize (an operand has "
+                         "more than 2^47 elements)");
   if (gemm.shape.k % kBlockSize != 0)
     return (llvm::Twine("the contraction dimension ") +
             llvm::Twine(gemm.shape.k) + " is not a multiple of 16")

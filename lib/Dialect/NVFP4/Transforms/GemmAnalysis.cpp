@@ -11,6 +11,9 @@
 #include "mlir/Interfaces/FunctionInterfaces.h"
 #include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/SetVector.h"
+#include "llvm/Support/CheckedArithmetic.h"
+
+#include <limits>
 
 using namespace mlir;
 using namespace mlir::nvfp4;
@@ -27,16 +30,23 @@ bool GemmShape::isStatic() const {
 std::optional<int64_t> GemmShape::flops() const {
   if (!isStatic())
     return std::nullopt;
-  return 2 * batch * m * n * k;
+  std::optional<int64_t> product = 2;
+  for (int64_t dim : {batch, m, n, k})
+    if (product)
+      product = llvm::checkedMul(*product, dim);
+  return product;
 }
 
 /// Product of the static ranges of `loops`; kDynamic if one is dynamic.
+/// Saturates at INT64_MAX: a shape that large is only ever rejected (by
+/// checkRecipeApplicable's size check), never computed with.
 static int64_t loopProduct(ArrayRef<int64_t> ranges, ArrayRef<unsigned> loops) {
   int64_t product = 1;
   for (unsigned loop : loops) {
     if (ShapedType::isDynamic(ranges[loop]))
       return ShapedType::kDynamic;
-    product *= ranges[loop];
+    std::optional<int64_t> next = llvm::checkedMul(product, ranges[loop]);
+    product = next ? *next : std::numeric_limits<int64_t>::max();
   }
   return product;
 }

@@ -15,6 +15,8 @@
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Dialect.h"
 
+#include <optional>
+
 #include "nvfp4/Dialect/NVFP4/IR/NVFP4Dialect.h.inc"
 #include "nvfp4/Dialect/NVFP4/IR/NVFP4Enums.h.inc"
 
@@ -40,6 +42,18 @@ struct ModelAnnotation {
 
 /// Elements per block along the contraction dimension (the NVFP4 block).
 constexpr int64_t kBlockSize = 16;
+
+/// The most elements a block-scaled tensor may have (rule T6 of
+/// !nvfp4.tensor): 2^47. Padding the trailing dimensions to the 128x64
+/// swizzled scale tile multiplies the count by at most 512, and a byte size
+/// by at most 8 more, so no size or linear index derived from a valid type
+/// overflows int64.
+constexpr int64_t kMaxBlockScaledElements = int64_t(1) << 47;
+
+/// The number of elements of a tensor of `shape`, or std::nullopt when a
+/// dimension is dynamic or negative or the product exceeds
+/// kMaxBlockScaledElements (never overflowing on the way).
+std::optional<int64_t> getBoundedElementCount(llvm::ArrayRef<int64_t> shape);
 
 } // namespace nvfp4
 } // namespace mlir

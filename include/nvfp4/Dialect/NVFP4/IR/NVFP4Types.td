@@ -38,7 +38,10 @@ def NVFP4_BlockScaledTensor : TypeDef<NVFP4_Dialect, "BlockScaledTensor"> {
     2. (T2) the element type is `f4E2M1FN`;
     3. (T3) the scale type is `f8E4M3FN`;
     4. (T4) the block shape is `1x16` or `16x16`;
-    5. (T5) the block divides the last two dimensions.
+    5. (T5) the block divides the last two dimensions;
+    6. (T6) at most 2^47 elements, so that no size or index derived from the
+       type (scales padded to the 128x64 swizzle tile, byte offsets)
+       overflows 64 bits.
 
     Example:
 

@@ -33,11 +33,12 @@ namespace nvfp4 {
 struct GemmShape {
   linalg::ContractionDimensions dims;
   /// Products of the loop ranges of each group; ShapedType::kDynamic when a
-  /// loop of the group is dynamic.
+  /// loop of the group is dynamic, INT64_MAX when the product overflows.
   int64_t batch = 1, m = 1, n = 1, k = 1;
 
   bool isStatic() const;
-  /// 2 * batch * M * N * K, or std::nullopt when a dimension is dynamic.
+  /// 2 * batch * M * N * K, or std::nullopt when a dimension is dynamic or
+  /// the product overflows int64.
   std::optional<int64_t> flops() const;
 };
 

@@ -1,0 +1,84 @@
+#!/usr/bin/env bash
+#===- scripts/fuzz.sh - build and run the libFuzzer target ----------------===#
+#
+# Usage: scripts/fuzz.sh [SECONDS]   (default 300)
+#
+# Builds fuzz/nvfp4-fuzz-opt in build-fuzz/ with clang, libFuzzer, ASan and
+# UBSan, and runs it for SECONDS on fuzz/corpus/ (kept between runs, not in
+# git), seeded with every .mlir file under test/ and examples/, each
+# `// -----` chunk of a split-input file as its own seed. Crashing inputs go
+# to fuzz/crashes/; reproduce one with
+#   build-fuzz/bin/nvfp4-fuzz-opt fuzz/crashes/crash-<sha>
+# and feed it to nvfp4-opt to see the diagnostic. Environment:
+#   BUILD_DIR   build directory (default: build-fuzz)
+#   JOBS        parallel build jobs (default: number of cores)
+#   FUZZ_ARGS   extra libFuzzer flags (e.g. -jobs=2 -workers=2)
+# Exit status: 0 when the run found nothing, non-zero when it crashed.
+#
+#===----------------------------------------------------------------------===#
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+SECONDS_TO_RUN=${1:-300}
+BUILD_DIR=${BUILD_DIR:-$ROOT/build-fuzz}
+JOBS=${JOBS:-$(nproc)}
+LLVM_PREFIX=/usr/lib/llvm-22
+
+# libFuzzer comes with clang's runtime libraries: Debian's clang-22 (same
+# version as our MLIR) first, the clang-14 of the base image otherwise.
+CLANG_VERSION=""
+for v in 22 14; do
+  if command -v clang++-$v >/dev/null &&
+     [[ -f $(clang++-$v -print-file-name=libclang_rt.fuzzer-x86_64.a) ||
+        -d $(clang++-$v -print-resource-dir)/lib/x86_64-pc-linux-gnu ]]; then
+    CLANG_VERSION=$v; break
+  fi
+done
+if [[ -z $CLANG_VERSION ]]; then
+  echo "fuzz: installing clang-22 and libclang-rt-22-dev"
+  SUDO=""; [[ $(id -u) -ne 0 ]] && SUDO=sudo
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq clang-22 libclang-rt-22-dev >/dev/null
+  CLANG_VERSION=22
+fi
+
+if [[ ! -f $BUILD_DIR/build.ninja ]]; then
+  echo "fuzz: configuring $BUILD_DIR (clang-$CLANG_VERSION)"
+  cmake -G Ninja -S "$ROOT" -B "$BUILD_DIR" \
+    -DCMAKE_BUILD_TYPE=Release \
+    -DCMAKE_C_COMPILER=clang-$CLANG_VERSION \
+    -DCMAKE_CXX_COMPILER=clang++-$CLANG_VERSION \
+    -DCMAKE_CXX_FLAGS=-gline-tables-only \
+    -DMLIR_DIR="$LLVM_PREFIX/lib/cmake/mlir" \
+    -DLLVM_EXTERNAL_LIT="$LLVM_PREFIX/bin/lit" \
+    -DNVFP4_SANITIZE=address,undefined \
+    -DNVFP4_BUILD_FUZZERS=ON \
+    -DNVFP4_ENABLE_PYTHON=OFF >"$BUILD_DIR.configure.log" 2>&1 \
+    || { cat "$BUILD_DIR.configure.log"; exit 1; }
+fi
+echo "fuzz: building nvfp4-fuzz-opt with $JOBS jobs"
+ninja -C "$BUILD_DIR" -j "$JOBS" nvfp4-fuzz-opt >"$BUILD_DIR.build.log" 2>&1 \
+  || { tail -n 60 "$BUILD_DIR.build.log"; echo "fuzz: build failed"; exit 1; }
+
+# Seeds: each file, or each `// -----` chunk of a split-input file. Files
+# over 32 KiB (the generated 12B model) only slow every execution down.
+SEEDS=$BUILD_DIR/seeds
+rm -rf "$SEEDS" && mkdir -p "$SEEDS" "$ROOT/fuzz/corpus" "$ROOT/fuzz/crashes"
+find "$ROOT/test" "$ROOT/examples" -name '*.mlir' -size -32k -print0 |
+  while IFS= read -r -d '' file; do
+    name=$(realpath --relative-to="$ROOT" "$file" | tr '/' '_')
+    awk -v out="$SEEDS/$name" '
+      /^\/\/ -----/ { n++; next }
+      { print > (out "." n) }' "$file"
+  done
+echo "fuzz: $(ls "$SEEDS" | wc -l) seeds, $(ls "$ROOT/fuzz/corpus" | wc -l) corpus entries; running ${SECONDS_TO_RUN}s"
+
+# -close_fd_mask=1: the precision report prints to stdout. -timeout: a
+# single input that takes a minute is a hang worth keeping.
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1}
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}
+export ASAN_SYMBOLIZER_PATH=$LLVM_PREFIX/bin/llvm-symbolizer
+"$BUILD_DIR/bin/nvfp4-fuzz-opt" "$ROOT/fuzz/corpus" "$SEEDS" \
+  -dict="$ROOT/fuzz/mlir.dict" \
+  -max_total_time="$SECONDS_TO_RUN" -max_len=32768 -timeout=60 \
+  -rss_limit_mb=4096 -close_fd_mask=1 -print_final_stats=1 \
+  -artifact_prefix="$ROOT/fuzz/crashes/" ${FUZZ_ARGS:-}
