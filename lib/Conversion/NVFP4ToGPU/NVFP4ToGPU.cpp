@@ -6,18 +6,17 @@
 
 #include "nvfp4/Conversion/NVFP4ToGPU/NVFP4ToGPU.h"
 #include "nvfp4/Conversion/Passes.h"
+#include "nvfp4/Conversion/Utils/BoundaryConversion.h"
 #include "nvfp4/Dialect/NVFP4/IR/NVFP4Ops.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
-#include "mlir/Dialect/Func/Transforms/FuncConversions.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
-#include "mlir/Dialect/SCF/Transforms/Patterns.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 
 namespace mlir {
@@ -87,26 +86,12 @@ struct ConvertNVFP4ToGPUPass
     populateMatmulToGPUPatterns(converter, patterns);
 
     ConversionTarget target(*ctx);
-    target.addIllegalDialect<NVFP4Dialect>();
     target.addLegalDialect<arith::ArithDialect,
                            bufferization::BufferizationDialect,
                            gpu::GPUDialect, math::MathDialect,
                            memref::MemRefDialect, NVVM::NVVMDialect,
                            scf::SCFDialect, vector::VectorDialect>();
-    populateFunctionOpInterfaceTypeConversionPattern<func::FuncOp>(patterns,
-                                                                   converter);
-    populateCallOpTypeConversionPattern(patterns, converter);
-    populateReturnOpTypeConversionPattern(patterns, converter);
-    target.addDynamicallyLegalOp<func::FuncOp>([&](func::FuncOp op) {
-      return converter.isSignatureLegal(op.getFunctionType()) &&
-             converter.isLegal(&op.getBody());
-    });
-    target.addDynamicallyLegalOp<func::CallOp, func::ReturnOp>(
-        [&](Operation *op) { return converter.isLegal(op); });
-    scf::populateSCFStructuralTypeConversionsAndLegality(converter, patterns,
-                                                         target);
-    target.markUnknownOpDynamicallyLegal(
-        [&](Operation *op) { return converter.isLegal(op); });
+    populateBlockScaledBoundaryConversion(converter, patterns, target);
 
     if (failed(applyPartialConversion(module, target, std::move(patterns))))
       signalPassFailure();

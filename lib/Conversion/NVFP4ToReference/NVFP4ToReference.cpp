@@ -6,16 +6,15 @@
 
 #include "nvfp4/Conversion/NVFP4ToReference/NVFP4ToReference.h"
 #include "nvfp4/Conversion/Passes.h"
+#include "nvfp4/Conversion/Utils/BoundaryConversion.h"
 #include "nvfp4/Dialect/NVFP4/IR/NVFP4Ops.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
-#include "mlir/Dialect/Func/Transforms/FuncConversions.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
-#include "mlir/Dialect/SCF/Transforms/Patterns.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 
 namespace mlir {
@@ -90,24 +89,10 @@ struct ConvertNVFP4ToReferencePass
     // Block-scaled values crossing function, call, return and scf
     // boundaries become their three parts.
     ConversionTarget target(*ctx);
-    target.addIllegalDialect<NVFP4Dialect>();
     target.addLegalDialect<arith::ArithDialect, bufferization::BufferizationDialect,
                            linalg::LinalgDialect, math::MathDialect,
                            tensor::TensorDialect>();
-    populateFunctionOpInterfaceTypeConversionPattern<func::FuncOp>(patterns,
-                                                                   converter);
-    populateCallOpTypeConversionPattern(patterns, converter);
-    populateReturnOpTypeConversionPattern(patterns, converter);
-    target.addDynamicallyLegalOp<func::FuncOp>([&](func::FuncOp op) {
-      return converter.isSignatureLegal(op.getFunctionType()) &&
-             converter.isLegal(&op.getBody());
-    });
-    target.addDynamicallyLegalOp<func::CallOp, func::ReturnOp>(
-        [&](Operation *op) { return converter.isLegal(op); });
-    scf::populateSCFStructuralTypeConversionsAndLegality(converter, patterns,
-                                                         target);
-    target.markUnknownOpDynamicallyLegal(
-        [&](Operation *op) { return converter.isLegal(op); });
+    populateBlockScaledBoundaryConversion(converter, patterns, target);
 
     if (failed(applyPartialConversion(getOperation(), target,
                                       std::move(patterns))))

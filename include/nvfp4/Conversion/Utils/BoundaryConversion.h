@@ -1,0 +1,31 @@
+//===- BoundaryConversion.h - block-scaled values across regions -*- C++ -*-===//
+//
+// Part of the nvfp4 project.
+//
+//===----------------------------------------------------------------------===//
+//
+// Both lowerings split one `!nvfp4.tensor` value into several values (1:N
+// type conversion). This sets up what makes that work across function
+// signatures, calls, returns and scf regions, and what is legal afterwards.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef NVFP4_CONVERSION_UTILS_BOUNDARYCONVERSION_H
+#define NVFP4_CONVERSION_UTILS_BOUNDARYCONVERSION_H
+
+#include "mlir/Transforms/DialectConversion.h"
+
+namespace mlir {
+namespace nvfp4 {
+
+/// Adds the func/call/return and scf structural patterns for `converter` to
+/// `patterns`, makes the nvfp4 dialect illegal, and makes every other op
+/// legal once its types are converted.
+void populateBlockScaledBoundaryConversion(const TypeConverter &converter,
+                                           RewritePatternSet &patterns,
+                                           ConversionTarget &target);
+
+} // namespace nvfp4
+} // namespace mlir
+
+#endif // NVFP4_CONVERSION_UTILS_BOUNDARYCONVERSION_H
