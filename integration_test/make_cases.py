@@ -120,25 +120,48 @@ def dequantize_case(out, args, name, shape, block):
                {"kind": "dequantize", "args": ["x"], "results": ["y"]}, args)
 
 
-def matmul_case(out, args, name, m, n, k, block_b=(16, 16), alpha=1.0):
-    a = make_input((m, k), 21)
-    b = make_input((n, k), 22)
+# Tensor-core GEMMs (K a multiple of 256 on sm_90a) sum in another order
+# than the reference: results must be within this max-norm relative error.
+MATMUL_TOLERANCE = 8e-3
+
+
+def matmul_case(out, args, name, m, n, k, block_b=(16, 16), alpha=1.0,
+                swizzled_b=False, result="f32", batch=None):
+    lead = (batch,) if batch else ()
+    a = make_input(lead + (m, k), 21)
+    b = make_input(lead + (n, k), 22)
     qa = nvfp4.quantize(a)
     qb = nvfp4.quantize(b, block=block_b)
-    want = np.asarray(nvfp4.scaled_matmul(qa, qb, alpha=alpha), np.float32)
-    ta = tensor_type((m, k), (1, 16), False)
-    tb = tensor_type((n, k), block_b, False)
-    mlir = (f"func.func @main(%a: tensor<{m}x{k}xbf16>, %b: tensor<{n}x{k}xbf16>,"
-            f" %alpha: f32) -> tensor<{m}x{n}xf32> {{\n"
-            f"  %qa = nvfp4.quantize %a : tensor<{m}x{k}xbf16> -> {ta}\n"
-            f"  %qb = nvfp4.quantize %b : tensor<{n}x{k}xbf16> -> {tb}\n"
+    if batch:
+        # The library's GEMM is 2-D: the batched reference is the float64
+        # product of the dequantized operands (dequantization is exact).
+        da = np.asarray(nvfp4.dequantize(qa), np.float64)
+        db = np.asarray(nvfp4.dequantize(qb), np.float64)
+        want = (alpha * np.einsum("bmk,bnk->bmn", da, db)).astype(np.float32)
+    else:
+        want = np.asarray(nvfp4.scaled_matmul(qa, qb, alpha=alpha), np.float32)
+    ta = tensor_type(lead + (m, k), (1, 16), False)
+    tb = tensor_type(lead + (n, k), block_b, swizzled_b)
+    dims = lambda *d: "x".join(str(x) for x in lead + d)
+    mlir = (f"func.func @main(%a: tensor<{dims(m, k)}xbf16>, "
+            f"%b: tensor<{dims(n, k)}xbf16>, %alpha: f32) -> "
+            f"tensor<{dims(m, n)}x{result}> {{\n"
+            f"  %qa = nvfp4.quantize %a : tensor<{dims(m, k)}xbf16> -> {ta}\n"
+            f"  %qb = nvfp4.quantize %b : tensor<{dims(n, k)}xbf16> -> {tb}\n"
             f"  %c = nvfp4.scaled_matmul %qa, %qb alpha(%alpha) : {ta}, {tb}"
-            f" -> tensor<{m}x{n}xf32>\n"
-            f"  return %c : tensor<{m}x{n}xf32>\n}}\n")
-    write_case(out, name, mlir, {"a": a, "b": b},
-               {"c": want.reshape(-1).view(np.uint32)},
-               {"kind": "matmul", "args": ["a", "b", "alpha"],
-                "scalars": {"alpha": alpha}, "results": ["c"]}, args)
+            f" -> tensor<{dims(m, n)}x{result}>\n"
+            f"  return %c : tensor<{dims(m, n)}x{result}>\n}}\n")
+    if result == "bf16":
+        want_bytes = bf16_bits(want).reshape(-1)
+    else:
+        want_bytes = want.reshape(-1).view(np.uint32)
+    meta = {"kind": "matmul", "args": ["a", "b", "alpha"],
+            "scalars": {"alpha": alpha}, "results": ["c"],
+            "result_type": result}
+    if k % 256 == 0 and args.chip == "sm_90a":
+        meta["tolerance"] = MATMUL_TOLERANCE
+    write_case(out, name, mlir, {"a": a, "b": b}, {"c": want_bytes}, meta,
+               args)
 
 
 def main():
@@ -160,10 +183,22 @@ def main():
     hadamard_case(out, args, "hadamard", (128, 512))
     dequantize_case(out, args, "dequantize_1x16", (128, 256), (1, 16))
     dequantize_case(out, args, "dequantize_16x16", (128, 256), (16, 16))
+    # Tensor-core kernel (K % 256 == 0): square, skinny, edges, layouts.
     matmul_case(out, args, "matmul_256x512x1024", 256, 512, 1024)
     matmul_case(out, args, "matmul_skinny_1x384x256", 1, 384, 256,
                 block_b=(1, 16), alpha=0.5)
+    matmul_case(out, args, "matmul_skinny_16x256x512", 16, 256, 512)
+    matmul_case(out, args, "matmul_skinny_128x128x2048", 128, 128, 2048)
     matmul_case(out, args, "matmul_odd_144x80x512", 144, 80, 512)
+    matmul_case(out, args, "matmul_odd_200x328x768_bf16", 200, 328, 768,
+                block_b=(1, 16), result="bf16", alpha=2.0)
+    matmul_case(out, args, "matmul_swizzled_b_256x256x1024", 256, 256, 1024,
+                block_b=(1, 16), swizzled_b=True)
+    matmul_case(out, args, "matmul_batched_3x64x144x512", 64, 144, 512,
+                batch=3)
+    matmul_case(out, args, "matmul_1024x1024x4096", 1024, 1024, 4096)
+    # SIMT fallback (K not a multiple of 256): bit-exact.
+    matmul_case(out, args, "matmul_simt_96x64x272", 96, 64, 272)
     print("cases written to", out)
 
 

@@ -3,6 +3,7 @@
 
 import os
 import shutil
+import subprocess
 
 import lit.formats
 from lit.llvm import llvm_config
@@ -98,4 +99,39 @@ if ptxas:
 if shutil.which("cmake") and shutil.which("ninja"):
     config.available_features.add("cmake-ninja")
 
-# Tests that need a GPU live in integration_test/ and are gated there.
+# The kernel runtime (runtime/: libnvfp4_runtime.so, nvfp4-run) is built only
+# where CUDA's cuda.h is; test/Runtime is unsupported without it. Its
+# GPU-free tests load CUDA's stub driver (whose cuInit fails) through
+# $NVFP4_CUDA_DRIVER to check the "no CUDA device" path.
+if getattr(config, "nvfp4_runtime_enabled", False):
+    config.available_features.add("nvfp4-runtime")
+stub = getattr(config, "nvfp4_cuda_stub_driver", "")
+if stub and os.path.exists(stub):
+    config.available_features.add("cuda-stub-driver")
+    config.substitutions.append(("%cuda_stub_driver", stub))
+
+# `cuda-device`: `nvidia-smi -L` lists a GPU. `%cuda_chip` is the nvfp4 chip
+# of GPU 0 (sm_90a on an H100/H200) and `cuda-nvfp4-chip` says there is one.
+# Most tests that need a GPU live in integration_test/ and are gated there.
+def _nvidia_smi(*args):
+    smi = shutil.which("nvidia-smi")
+    if not smi:
+        return ""
+    try:
+        return subprocess.run(
+            [smi] + list(args), capture_output=True, text=True, timeout=60
+        ).stdout
+    except (OSError, subprocess.SubprocessError):
+        return ""
+
+
+if any(line.startswith("GPU ") for line in _nvidia_smi("-L").splitlines()):
+    config.available_features.add("cuda-device")
+    capability = _nvidia_smi(
+        "--query-gpu=compute_cap", "--format=csv,noheader", "-i", "0"
+    ).strip()
+    chip = {"9.0": "sm_90a", "10.0": "sm_100a", "10.3": "sm_103a",
+            "12.0": "sm_120a"}.get(capability)
+    if chip:
+        config.available_features.add("cuda-nvfp4-chip")
+        config.substitutions.append(("%cuda_chip", chip))

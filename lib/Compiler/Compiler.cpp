@@ -443,62 +443,83 @@ mlir::nvfp4::compileModule(ModuleOp module, const CompileOptions &options) {
   return result;
 }
 
-std::string mlir::nvfp4::renderKernelReport(const CompileResult &result) {
-  llvm::json::Array kernels;
-  for (const KernelInfo &k : result.kernels) {
-    llvm::json::Array params;
-    for (const KernelParam &p : k.params) {
-      llvm::json::Object param{{"type", p.type}};
-      if (p.type == "ptr") {
-        param["element_type"] = p.elementType;
-        param["elements"] = p.elements;
-        param["buffer"] = p.buffer;
-      } else {
-        if (p.argument >= 0)
-          param["argument"] = p.argument;
-        if (!p.constant.empty())
-          param["value"] = p.constant;
-      }
-      params.push_back(std::move(param));
+// One kernel or buffer is one small object; writeKernelReport streams them
+// one at a time: a model of 10,000 blocks launches some 120,000 kernels, and
+// the whole report as a json::Value tree took gigabytes.
+
+static llvm::json::Value kernelToJSON(const KernelInfo &k) {
+  llvm::json::Array params;
+  for (const KernelParam &p : k.params) {
+    llvm::json::Object param{{"type", p.type}};
+    if (p.type == "ptr") {
+      param["element_type"] = p.elementType;
+      param["elements"] = p.elements;
+      param["buffer"] = p.buffer;
+    } else {
+      if (p.argument >= 0)
+        param["argument"] = p.argument;
+      if (!p.constant.empty())
+        param["value"] = p.constant;
     }
-    llvm::json::Object kernel{
-        {"name", k.name},
-        {"op", k.sourceOp},
-        {"grid", llvm::json::Array{k.grid[0], k.grid[1], k.grid[2]}},
-        {"block", llvm::json::Array{k.block[0], k.block[1], k.block[2]}},
-        {"shared_memory_bytes", k.sharedMemoryBytes},
-        {"params", std::move(params)}};
-    if (k.registers)
-      kernel["registers"] = *k.registers;
-    if (k.spillBytes)
-      kernel["spill_bytes"] = *k.spillBytes;
-    kernels.push_back(std::move(kernel));
+    params.push_back(std::move(param));
   }
-  llvm::json::Array buffers;
-  for (const BufferInfo &b : result.buffers) {
-    llvm::json::Object buffer{{"element_type", b.elementType},
-                              {"elements", b.elements},
-                              {"zero_initialized", b.zeroInitialized}};
-    if (b.argument >= 0)
-      buffer["argument"] = b.argument;
-    if (b.result >= 0)
-      buffer["result"] = b.result;
-    if (b.fillFromArgument >= 0)
-      buffer["fill_from_argument"] = b.fillFromArgument;
-    buffers.push_back(std::move(buffer));
-  }
-  llvm::json::Object report{
-      {"function", result.function},
-      {"buffers", std::move(buffers)},
-      {"chip", result.chip},
-      {"ptx_version", std::to_string(result.ptxVersion / 10) + "." +
-                          std::to_string(result.ptxVersion % 10)},
-      {"assembled_with_ptxas", result.assembledWithPtxas},
-      {"kernels", std::move(kernels)}};
-  if (result.precision)
-    report["precision"] = toJSON(*result.precision);
+  llvm::json::Object kernel{
+      {"name", k.name},
+      {"op", k.sourceOp},
+      {"grid", llvm::json::Array{k.grid[0], k.grid[1], k.grid[2]}},
+      {"block", llvm::json::Array{k.block[0], k.block[1], k.block[2]}},
+      {"shared_memory_bytes", k.sharedMemoryBytes},
+      {"params", std::move(params)}};
+  if (k.registers)
+    kernel["registers"] = *k.registers;
+  if (k.spillBytes)
+    kernel["spill_bytes"] = *k.spillBytes;
+  return kernel;
+}
+
+static llvm::json::Value bufferToJSON(const BufferInfo &b) {
+  llvm::json::Object buffer{{"element_type", b.elementType},
+                            {"elements", b.elements},
+                            {"zero_initialized", b.zeroInitialized}};
+  if (b.argument >= 0)
+    buffer["argument"] = b.argument;
+  if (b.result >= 0)
+    buffer["result"] = b.result;
+  if (b.fillFromArgument >= 0)
+    buffer["fill_from_argument"] = b.fillFromArgument;
+  return buffer;
+}
+
+void mlir::nvfp4::writeKernelReport(llvm::raw_ostream &os,
+                                    const CompileResult &result) {
+  llvm::json::OStream json(os, /*IndentSize=*/2);
+  // The keys in sorted order, as json::OStream prints an Object's.
+  json.object([&] {
+    json.attribute("assembled_with_ptxas", result.assembledWithPtxas);
+    json.attributeArray("buffers", [&] {
+      for (const BufferInfo &b : result.buffers)
+        json.value(bufferToJSON(b));
+    });
+    json.attribute("chip", result.chip);
+    json.attribute("function", result.function);
+    json.attributeArray("kernels", [&] {
+      for (const KernelInfo &k : result.kernels)
+        json.value(kernelToJSON(k));
+    });
+    if (result.precision) {
+      json.attributeBegin("precision");
+      writeJSON(json, *result.precision);
+      json.attributeEnd();
+    }
+    json.attribute("ptx_version", std::to_string(result.ptxVersion / 10) + "." +
+                                      std::to_string(result.ptxVersion % 10));
+  });
+  os << "\n";
+}
+
+std::string mlir::nvfp4::renderKernelReport(const CompileResult &result) {
   std::string text;
   llvm::raw_string_ostream os(text);
-  os << llvm::formatv("{0:2}", llvm::json::Value(std::move(report))) << "\n";
+  writeKernelReport(os, result);
   return text;
 }

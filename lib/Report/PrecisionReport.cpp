@@ -215,71 +215,102 @@ static llvm::json::Value optionalLayer(std::optional<int64_t> layer) {
   return layer ? llvm::json::Value(*layer) : llvm::json::Value(nullptr);
 }
 
+// Each layer and GEMM is one small object; writeJSON streams them one at a
+// time, so that a model of 10,000 blocks (30,000 GEMMs) never holds the
+// whole document as a json::Value tree (several hundred bytes per key).
+
+static llvm::json::Value layerToJSON(const LayerReport &layer) {
+  return llvm::json::Object{
+      {"layer", optionalLayer(layer.layer)},
+      {"gemms", layer.numGemms},
+      {"nvfp4_gemms", layer.numNVFP4Gemms},
+      {"flops", layer.flops},
+      {"nvfp4_flops", layer.nvfp4Flops},
+      {"nvfp4_flop_share", layer.nvfp4Share()},
+  };
+}
+
+static llvm::json::Value gemmToJSON(const GemmReport &gemm) {
+  llvm::json::Object object{
+      {"op", gemm.op},
+      {"location", gemm.location},
+      {"layer", optionalLayer(gemm.layer)},
+      {"kind", gemm.kind.empty() ? llvm::json::Value(nullptr)
+                                 : llvm::json::Value(gemm.kind)},
+      {"precision", gemm.precision},
+      {"role", gemm.role ? llvm::json::Value(stringifyGemmRole(*gemm.role))
+                         : llvm::json::Value(nullptr)},
+      {"role_source", gemm.roleSource},
+      {"recipe_applied", gemm.applied},
+      {"batch", gemm.batch},
+      {"m", gemm.m},
+      {"n", gemm.n},
+      {"k", gemm.k},
+      {"flops", gemm.flops},
+  };
+  if (gemm.isNVFP4()) {
+    llvm::json::Array operands;
+    for (const OperandReport &operand : gemm.operands)
+      operands.push_back(llvm::json::Object{
+          {"block", operand.block},
+          {"rht", operand.hadamard},
+          {"rounding",
+           operand.rounding
+               ? llvm::json::Value(stringifyRoundingMode(*operand.rounding))
+               : llvm::json::Value(nullptr)},
+      });
+    object["operands"] = std::move(operands);
+    object["rht"] = gemm.usesHadamard();
+    object["sr"] = gemm.usesStochasticRounding();
+    object["2d"] = gemm.usesTwoDimensionalBlocks();
+  }
+  return object;
+}
+
+static llvm::json::Value summaryToJSON(const PrecisionReport &report) {
+  return llvm::json::Object{
+      {"gemms", uint64_t(report.gemms.size())},
+      {"nvfp4_gemms", report.numNVFP4Gemms()},
+      {"flops", report.flops},
+      {"nvfp4_flops", report.nvfp4Flops},
+      {"nvfp4_flop_share", report.nvfp4Share()},
+  };
+}
+
 llvm::json::Value mlir::nvfp4::toJSON(const PrecisionReport &report) {
   llvm::json::Array layers;
   for (const LayerReport &layer : report.layers)
-    layers.push_back(llvm::json::Object{
-        {"layer", optionalLayer(layer.layer)},
-        {"gemms", layer.numGemms},
-        {"nvfp4_gemms", layer.numNVFP4Gemms},
-        {"flops", layer.flops},
-        {"nvfp4_flops", layer.nvfp4Flops},
-        {"nvfp4_flop_share", layer.nvfp4Share()},
-    });
-
+    layers.push_back(layerToJSON(layer));
   llvm::json::Array gemms;
-  for (const GemmReport &gemm : report.gemms) {
-    llvm::json::Object object{
-        {"op", gemm.op},
-        {"location", gemm.location},
-        {"layer", optionalLayer(gemm.layer)},
-        {"kind", gemm.kind.empty() ? llvm::json::Value(nullptr)
-                                   : llvm::json::Value(gemm.kind)},
-        {"precision", gemm.precision},
-        {"role", gemm.role ? llvm::json::Value(stringifyGemmRole(*gemm.role))
-                           : llvm::json::Value(nullptr)},
-        {"role_source", gemm.roleSource},
-        {"recipe_applied", gemm.applied},
-        {"batch", gemm.batch},
-        {"m", gemm.m},
-        {"n", gemm.n},
-        {"k", gemm.k},
-        {"flops", gemm.flops},
-    };
-    if (gemm.isNVFP4()) {
-      llvm::json::Array operands;
-      for (const OperandReport &operand : gemm.operands)
-        operands.push_back(llvm::json::Object{
-            {"block", operand.block},
-            {"rht", operand.hadamard},
-            {"rounding",
-             operand.rounding
-                 ? llvm::json::Value(stringifyRoundingMode(*operand.rounding))
-                 : llvm::json::Value(nullptr)},
-        });
-      object["operands"] = std::move(operands);
-      object["rht"] = gemm.usesHadamard();
-      object["sr"] = gemm.usesStochasticRounding();
-      object["2d"] = gemm.usesTwoDimensionalBlocks();
-    }
-    gemms.push_back(std::move(object));
-  }
-
+  for (const GemmReport &gemm : report.gemms)
+    gemms.push_back(gemmToJSON(gemm));
   return llvm::json::Object{
-      {"summary",
-       llvm::json::Object{
-           {"gemms", uint64_t(report.gemms.size())},
-           {"nvfp4_gemms", report.numNVFP4Gemms()},
-           {"flops", report.flops},
-           {"nvfp4_flops", report.nvfp4Flops},
-           {"nvfp4_flop_share", report.nvfp4Share()},
-       }},
+      {"summary", summaryToJSON(report)},
       {"layers", std::move(layers)},
       {"gemms", std::move(gemms)},
   };
 }
 
+void mlir::nvfp4::writeJSON(llvm::json::OStream &json,
+                            const PrecisionReport &report) {
+  // The keys in the order json::OStream prints an Object's (sorted), so
+  // that the text equals toJSON's.
+  json.object([&] {
+    json.attributeArray("gemms", [&] {
+      for (const GemmReport &gemm : report.gemms)
+        json.value(gemmToJSON(gemm));
+    });
+    json.attributeArray("layers", [&] {
+      for (const LayerReport &layer : report.layers)
+        json.value(layerToJSON(layer));
+    });
+    json.attribute("summary", summaryToJSON(report));
+  });
+}
+
 void mlir::nvfp4::writeJSON(llvm::raw_ostream &os,
                             const PrecisionReport &report) {
-  os << llvm::formatv("{0:2}", toJSON(report)) << "\n";
+  llvm::json::OStream json(os, /*IndentSize=*/2);
+  writeJSON(json, report);
+  os << "\n";
 }

@@ -79,9 +79,57 @@ std::string mlir::nvfp4::renderTable(const PrecisionReport &report) {
   return text;
 }
 
+/// One bar of the chart: a layer, a run of consecutive layers, or the
+/// GEMMs without a layer.
+namespace {
+struct Bar {
+  std::optional<int64_t> first, last;
+  uint64_t flops = 0, nvfp4Flops = 0;
+  unsigned numLayers = 0;
+
+  double nvfp4Share() const { return flops ? double(nvfp4Flops) / flops : 0; }
+  /// "7", "0-83" or "other".
+  std::string name() const {
+    if (!first)
+      return "other";
+    if (*first == *last)
+      return std::to_string(*first);
+    return std::to_string(*first) + "-" + std::to_string(*last);
+  }
+};
+} // namespace
+
+/// The bars of the chart: one per layer up to kMaxSVGBars numbered layers;
+/// above that, runs of ceil(layers / kMaxSVGBars) consecutive layers per bar
+/// (their FLOPs summed), so that the chart keeps a readable width. The
+/// GEMMs without a layer keep a bar of their own.
+static std::vector<Bar> chartBars(const PrecisionReport &report,
+                                  size_t numbered, size_t &layersPerBar) {
+  layersPerBar =
+      numbered <= kMaxSVGBars ? 1 : (numbered + kMaxSVGBars - 1) / kMaxSVGBars;
+  std::vector<Bar> bars;
+  for (const LayerReport &layer : report.layers) {
+    if (!layer.layer || bars.empty() || !bars.back().first ||
+        bars.back().numLayers == layersPerBar) {
+      bars.emplace_back();
+      bars.back().first = layer.layer;
+    }
+    Bar &bar = bars.back();
+    bar.last = layer.layer;
+    bar.flops += layer.flops;
+    bar.nvfp4Flops += layer.nvfp4Flops;
+    ++bar.numLayers;
+  }
+  return bars;
+}
+
 std::string mlir::nvfp4::renderSVG(const PrecisionReport &report) {
+  size_t numbered = llvm::count_if(
+      report.layers, [](const LayerReport &layer) { return layer.layer; });
+  size_t layersPerBar = 1;
+  std::vector<Bar> bars = chartBars(report, numbered, layersPerBar);
   const double plotHeight = 200, top = 50, left = 60, right = 20;
-  size_t numBars = std::max<size_t>(report.layers.size(), 1);
+  size_t numBars = std::max<size_t>(bars.size(), 1);
   double pitch = std::clamp(720.0 / numBars, 6.0, 40.0);
   double barWidth = pitch * 0.75;
   // Wide enough for the title, whatever the number of bars.
@@ -100,6 +148,10 @@ std::string mlir::nvfp4::renderSVG(const PrecisionReport &report) {
                       "  <text x=\"{0:F1}\" y=\"20\" font-size=\"14\">NVFP4 "
                       "share of GEMM FLOPs per layer (overall {1})</text>\n",
                       left, percent(report.nvfp4Share()));
+  if (layersPerBar > 1)
+    os << llvm::formatv("  <text x=\"{0:F1}\" y=\"36\">{1} layers, {2} per "
+                        "bar (FLOPs summed)</text>\n",
+                        left, numbered, layersPerBar);
 
   // Axis with ticks at 0, 25, 50, 75 and 100 %.
   for (int tick = 0; tick <= 100; tick += 25) {
@@ -111,26 +163,28 @@ std::string mlir::nvfp4::renderSVG(const PrecisionReport &report) {
                         left, y, width - right, left - 6, y + 4, tick);
   }
 
-  // One bar per layer: grey for the whole layer, green for its NVFP4 part.
-  size_t labelEvery = numBars > 40 ? 5 : 1;
-  for (auto [i, layer] : llvm::enumerate(report.layers)) {
+  // One bar per layer (or run of layers): grey for the whole, green for
+  // its NVFP4 part. Runs are labelled with their first layer.
+  size_t labelEvery = numBars > 80 ? 10 : numBars > 40 ? 5 : 1;
+  for (auto [i, bar] : llvm::enumerate(bars)) {
     double x = left + i * pitch + (pitch - barWidth) / 2;
-    double share = layer.nvfp4Share();
+    double share = bar.nvfp4Share();
     double barHeight = plotHeight * share;
-    std::string name = layer.layer ? std::to_string(*layer.layer) : "other";
-    os << llvm::formatv("  <g>\n    <title>layer {0}: {1} of {2} GEMM FLOPs "
+    os << llvm::formatv("  <g>\n    <title>{0} {1}: {2} of {3} GEMM FLOPs "
                         "in NVFP4</title>\n",
-                        name, percent(share), layer.flops);
+                        bar.numLayers > 1 ? "layers" : "layer", bar.name(),
+                        percent(share), bar.flops);
     os << llvm::formatv("    <rect x=\"{0:F1}\" y=\"{1:F1}\" width=\"{2:F1}\" "
                         "height=\"{3:F1}\" fill=\"#d9d9d9\"/>\n",
                         x, top, barWidth, plotHeight);
     os << llvm::formatv("    <rect x=\"{0:F1}\" y=\"{1:F1}\" width=\"{2:F1}\" "
                         "height=\"{3:F1}\" fill=\"#76b900\"/>\n  </g>\n",
                         x, baseline - barHeight, barWidth, barHeight);
-    if (i % labelEvery == 0 || !layer.layer)
+    if (i % labelEvery == 0 || !bar.first)
       os << llvm::formatv("  <text x=\"{0:F1}\" y=\"{1:F1}\" "
                           "text-anchor=\"middle\">{2}</text>\n",
-                          x + barWidth / 2, baseline + 14, name);
+                          x + barWidth / 2, baseline + 14,
+                          bar.first ? std::to_string(*bar.first) : "other");
   }
 
   // The overall share as a dashed line.

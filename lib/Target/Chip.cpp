@@ -27,7 +27,7 @@ constexpr std::array<ChipInfo, 4> kChips = {{
      bits({Instruction::CvtE4M3x2, Instruction::Wgmma, Instruction::Tma,
            Instruction::Clusters, Instruction::MmaSyncBF16}),
      MmaScaleSource::Emulated,
-     /*gemmTile=*/{128, 128, 64, 4, 1, 256}, 227 * 1024,
+     /*gemmTile=*/{128, 128, 256, 4, 1, 288}, 227 * 1024,
      "Hopper H100/H200 (NVFP4 emulated)"},
     {"sm_100a", 100, 88, "+ptx88",
      bits({Instruction::CvtE2M1x2, Instruction::CvtRsE2M1x4,
@@ -50,7 +50,8 @@ constexpr std::array<ChipInfo, 4> kChips = {{
            Instruction::MmaSyncBlockScale, Instruction::Tma,
            Instruction::MmaSyncBF16}),
      MmaScaleSource::Registers,
-     /*gemmTile=*/{128, 128, 128, 3, 1, 256}, 99 * 1024,
+     // 2 stages of 44 KiB: 99 KiB of shared memory per block.
+     /*gemmTile=*/{128, 128, 256, 2, 1, 288}, 99 * 1024,
      "Blackwell RTX 50 / RTX PRO"},
 }};
 } // namespace

@@ -147,7 +147,7 @@ int main(int argc, char **argv) {
         openOutputFile(reportFilename, &error);
     if (!report)
       return fail(error);
-    report->os() << mlir::nvfp4::renderKernelReport(*result);
+    mlir::nvfp4::writeKernelReport(report->os(), *result);
     SmallString<128> svgPath(reportFilename);
     llvm::sys::path::replace_extension(svgPath, "svg");
     std::unique_ptr<llvm::ToolOutputFile> svg = openOutputFile(svgPath, &error);

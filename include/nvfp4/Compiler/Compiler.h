@@ -111,6 +111,9 @@ FailureOr<CompileResult> compileModule(ModuleOp module,
 /// The JSON report of a compilation (kernels, launch geometry, ptxas
 /// statistics).
 std::string renderKernelReport(const CompileResult &result);
+/// Writes renderKernelReport(result) to `os`, one kernel and one buffer at a
+/// time (no json::Value tree of the whole report).
+void writeKernelReport(llvm::raw_ostream &os, const CompileResult &result);
 
 /// Finds ptxas as CompileOptions::ptxasPath describes; empty if none.
 std::string findPtxas(StringRef explicitPath);

@@ -114,4 +114,43 @@ def ConvertNVFP4KernelsToNVVM
   ];
 }
 
+def NVFP4VerifyKernelTarget
+    : Pass<"nvfp4-verify-kernel-target", "::mlir::gpu::GPUModuleOp"> {
+  let summary = "Diagnose NVVM operations of generated kernels that the "
+                "target chip cannot run";
+  let description = [{
+    LLVM's NVPTX backend answers an instruction the target lacks with a
+    fatal "Cannot select" (a process exit), and MLIR 22.1.8's own target
+    check (`#nvvm.target` verification) both misses ops without an SM trait
+    (`nvvm.mma.block_scale`) and rejects every `tcgen05.*` op on sm_103a,
+    which PTX ISA 8.8, LLVM 22 and ptxas 13.0 accept. This pass runs in
+    front of translation (nvfp4-compile, nvfp4-to-ptx) and decides with the
+    chip table (include/nvfp4/Target/Chip.h):
+
+    1. an op of an instruction family the table knows (`tcgen05.*`,
+       `mma.block_scale`, `wgmma.*`, `cp.async.bulk.*`, the E2M1
+       conversions) is legal when the chip has that family;
+    2. any other op carrying `NVVMRequiresSM`/`NVVMRequiresSMa` is legal
+       when its required SM matches the chip.
+
+    With `attach-target`, the pass then attaches the `#nvvm.target` that
+    `gpu-module-to-binary` serializes with, `verifyTarget = false` (this
+    pass is the check), which is how nvfp4-to-ptx reaches PTX for sm_103a.
+
+    Example, an sm_120a instruction in a kernel for sm_100a:
+
+    ```
+    error: 'nvvm.mma.block_scale' op needs mma.sync.m16n8k64.kind::mxf4nvf4.block_scale, which sm_100a does not have
+    ```
+  }];
+  let options = [
+    Option<"chip", "chip", "std::string", /*default=*/"\"sm_100a\"",
+           "Target GPU: sm_90a, sm_100a, sm_103a or sm_120a">,
+    Option<"attachTarget", "attach-target", "bool", /*default=*/"false",
+           "Then attach the #nvvm.target this check stands in for (chip, "
+           "the table's PTX features, O3), with MLIR's own SM check off, "
+           "for gpu-module-to-binary">,
+  ];
+}
+
 #endif // NVFP4_CONVERSION_PASSES_TD

@@ -24,6 +24,10 @@ def NVFP4PrintPrecisionReport
     With `json` the report is printed as JSON instead of a table; with
     `svg-file` an SVG bar chart of the NVFP4 FLOP share per layer is
     written to that file. This is the report `nvfp4-compile --report` writes.
+    The chart draws at most 120 bars for numbered layers: a deeper model
+    gets one bar per run of ceil(layers / 120) consecutive layers (FLOPs
+    summed, the run named in the bar's tooltip), plus one bar for the GEMMs
+    without a layer.
 
     Example:
 

@@ -22,6 +22,7 @@
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <cstddef>
 #include <optional>
 #include <string>
 #include <vector>
@@ -97,13 +98,25 @@ FailureOr<PrecisionReport> buildPrecisionReport(ModuleOp module);
 
 /// The report as JSON: {"summary", "layers", "gemms"}; FLOPs are integers.
 llvm::json::Value toJSON(const PrecisionReport &report);
-/// Pretty-printed toJSON(report) followed by a newline.
+/// Writes toJSON(report) to `json` one layer and one GEMM at a time, without
+/// building the whole tree (memory stays flat on models of 10,000 blocks).
+void writeJSON(llvm::json::OStream &json, const PrecisionReport &report);
+/// Pretty-printed toJSON(report) (indent 2) followed by a newline, streamed.
 void writeJSON(llvm::raw_ostream &os, const PrecisionReport &report);
 
 /// A human-readable summary, per-layer and per-GEMM table.
 std::string renderTable(const PrecisionReport &report);
 
-/// A standalone SVG bar chart of the NVFP4 share of GEMM FLOPs per layer.
+/// The most bars the SVG chart draws for numbered layers. A model with more
+/// layers gets one bar per run of ceil(layers / kMaxSVGBars) consecutive
+/// layers (FLOPs summed, the run named "first-last" in the bar's tooltip),
+/// so that the chart stays about 60 + 6 * kMaxSVGBars pixels wide and a few
+/// tens of kilobytes whatever the depth of the model.
+constexpr size_t kMaxSVGBars = 120;
+
+/// A standalone SVG bar chart of the NVFP4 share of GEMM FLOPs per layer
+/// (per run of layers beyond kMaxSVGBars layers), plus one bar for the
+/// GEMMs without a layer.
 std::string renderSVG(const PrecisionReport &report);
 
 } // namespace nvfp4

@@ -69,6 +69,19 @@ void kernels::launchKernel(OpBuilder &b, Location loc, gpu::GPUFuncOp kernel,
                             /*dynamicSharedMemorySize=*/Value(), args);
 }
 
+void kernels::launchKernel(OpBuilder &b, Location loc, gpu::GPUFuncOp kernel,
+                           std::array<int64_t, 3> grid, int64_t blockSize,
+                           int64_t sharedMemoryBytes, ValueRange args) {
+  Value one = indexConstant(b, loc, 1);
+  gpu::KernelDim3 gridDims{indexConstant(b, loc, grid[0]),
+                           indexConstant(b, loc, grid[1]),
+                           indexConstant(b, loc, grid[2])};
+  gpu::KernelDim3 block{indexConstant(b, loc, blockSize), one, one};
+  Value smem = arith::ConstantIntOp::create(b, loc, b.getI32Type(),
+                                            sharedMemoryBytes);
+  gpu::LaunchFuncOp::create(b, loc, kernel, gridDims, block, smem, args);
+}
+
 Value kernels::flatten(OpBuilder &b, Location loc, Value memref) {
   auto type = cast<MemRefType>(memref.getType());
   if (type.getRank() == 1)

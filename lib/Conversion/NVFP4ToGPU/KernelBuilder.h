@@ -52,6 +52,12 @@ Value indexConstant(OpBuilder &b, Location loc, int64_t value);
 void launchKernel(OpBuilder &b, Location loc, gpu::GPUFuncOp kernel,
                   int64_t threads, int64_t blockSize, ValueRange args);
 
+/// Launches `kernel` on a `grid` of blocks of `blockSize` threads with
+/// `sharedMemoryBytes` of dynamic shared memory.
+void launchKernel(OpBuilder &b, Location loc, gpu::GPUFuncOp kernel,
+                  std::array<int64_t, 3> grid, int64_t blockSize,
+                  int64_t sharedMemoryBytes, ValueRange args);
+
 /// A 1-D view of a statically shaped, identity-layout memref.
 Value flatten(OpBuilder &b, Location loc, Value memref);
 

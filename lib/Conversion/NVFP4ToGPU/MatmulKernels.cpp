@@ -2,17 +2,19 @@
 //
 // Part of the nvfp4 project.
 //
-// nvfp4.scaled_matmul as a portable SIMT kernel: one thread per output
-// element, K walked block by block. Each 16-block's dot product of E2M1
+// nvfp4.scaled_matmul: the tensor-core kernel of the chip where one exists
+// (GemmPipeline.h; sm_90a: MmaSyncMatmul.cpp;
+// sm_100a/sm_103a: Tcgen05Matmul.cpp; sm_120a: MmaBlockScaleMatmul.cpp), otherwise -- and for shapes
+// the tensor-core pipeline does not take -- a portable SIMT kernel: one
+// thread per output element, K walked block by block. Each 16-block's dot product of E2M1
 // values is exact, then `acc += partial * (sA * sB)` in K order and
 // `C = acc * alpha` -- the accumulation order of docs/Numerics.md, so the
 // result equals the reference lowering bit for bit on every chip. It is the
-// correctness baseline the tensor-core kernels (tcgen05 on sm_100a/sm_103a,
-// mma.sync block_scale on sm_120a, wgmma emulation on sm_90a) are checked
-// against; it does not use tensor cores.
+// correctness baseline; it does not use tensor cores.
 //
 //===----------------------------------------------------------------------===//
 
+#include "GemmPipeline.h"
 #include "KernelBuilder.h"
 #include "KernelUtils.h"
 #include "nvfp4/Conversion/NVFP4ToGPU/NVFP4ToGPU.h"
@@ -47,33 +49,49 @@ SmallVector<Value> loadCodes(OpBuilder &b, Location loc, Value packed,
   return values;
 }
 
-gpu::GPUFuncOp buildScaledMatmulKernel(ModuleOp module,
-                                       BlockScaledTensorType lhs,
-                                       BlockScaledTensorType rhs,
-                                       RankedTensorType result) {
-  MLIRContext *ctx = module.getContext();
+/// The kernel arguments, the same for every GEMM kernel: codesA, scalesA,
+/// amaxA, codesB, scalesB, amaxB, alpha, C (flat buffers).
+SmallVector<Type> matmulArgTypes(BlockScaledTensorType lhs,
+                                 BlockScaledTensorType rhs,
+                                 RankedTensorType result) {
+  MLIRContext *ctx = lhs.getContext();
   int64_t batch = product(lhs.getBatchShape());
   int64_t m = lhs.getRows(), n = rhs.getRows(), k = lhs.getCols();
-  int64_t colBlocks = k / 16;
   auto i8 = IntegerType::get(ctx, 8), i32 = IntegerType::get(ctx, 32);
   auto buffer = [&](int64_t count, Type type) -> Type {
     return MemRefType::get({count}, type);
   };
-  SmallVector<Type> argTypes = {
-      buffer(batch * m * k / 2, i8),
-      buffer(product(lhs.getScalesType().getShape()), i8),
-      buffer(1, i32),
-      buffer(batch * n * k / 2, i8),
-      buffer(product(rhs.getScalesType().getShape()), i8),
-      buffer(1, i32),
-      Float32Type::get(ctx),
-      buffer(batch * m * n, result.getElementType())};
-  std::string name = "nvfp4_scaled_matmul_" +
-                     (batch > 1 ? std::to_string(batch) + "x" : "") +
-                     std::to_string(m) + "x" + std::to_string(n) + "x" +
-                     std::to_string(k) + "_" + blockName(lhs) + "_" +
-                     blockName(rhs) + "_to_" +
-                     typeName(result.getElementType()) + "_simt";
+  return {buffer(batch * m * k / 2, i8),
+          buffer(product(lhs.getScalesType().getShape()), i8),
+          buffer(1, i32),
+          buffer(batch * n * k / 2, i8),
+          buffer(product(rhs.getScalesType().getShape()), i8),
+          buffer(1, i32),
+          Float32Type::get(ctx),
+          buffer(batch * m * n, result.getElementType())};
+}
+
+/// "nvfp4_scaled_matmul_256x512x1024_1x16_16x16_to_f32_": the kernel name
+/// up to the implementation suffix.
+std::string matmulName(BlockScaledTensorType lhs, BlockScaledTensorType rhs,
+                       RankedTensorType result) {
+  int64_t batch = product(lhs.getBatchShape());
+  return "nvfp4_scaled_matmul_" +
+         (batch > 1 ? std::to_string(batch) + "x" : "") +
+         std::to_string(lhs.getRows()) + "x" + std::to_string(rhs.getRows()) +
+         "x" + std::to_string(lhs.getCols()) + "_" + blockName(lhs) + "_" +
+         blockName(rhs) + "_to_" + typeName(result.getElementType()) + "_";
+}
+
+gpu::GPUFuncOp buildScaledMatmulKernel(ModuleOp module,
+                                       BlockScaledTensorType lhs,
+                                       BlockScaledTensorType rhs,
+                                       RankedTensorType result) {
+  int64_t batch = product(lhs.getBatchShape());
+  int64_t m = lhs.getRows(), n = rhs.getRows(), k = lhs.getCols();
+  int64_t colBlocks = k / 16;
+  SmallVector<Type> argTypes = matmulArgTypes(lhs, rhs, result);
+  std::string name = matmulName(lhs, rhs, result) + "simt";
   return getOrCreateKernel(
       module, name, argTypes, kThreadsPerBlock,
       [&](OpBuilder &b, Location loc, ValueRange args) {
@@ -133,7 +151,9 @@ gpu::GPUFuncOp buildScaledMatmulKernel(ModuleOp module,
 }
 
 struct ScaledMatmulToGPU : OpConversionPattern<ScaledMatmulOp> {
-  using OpConversionPattern::OpConversionPattern;
+  ScaledMatmulToGPU(const TypeConverter &converter, MLIRContext *ctx,
+                    const ::nvfp4::target::ChipInfo &chip)
+      : OpConversionPattern(converter, ctx), chip(chip) {}
 
   LogicalResult
   matchAndRewrite(ScaledMatmulOp op, OneToNOpAdaptor adaptor,
@@ -151,22 +171,61 @@ struct ScaledMatmulToGPU : OpConversionPattern<ScaledMatmulOp> {
                       : arith::ConstantOp::create(rewriter, loc,
                                                   rewriter.getF32FloatAttr(1.0f))
                             .getResult();
-    gpu::GPUFuncOp kernel = buildScaledMatmulKernel(
-        module, op.getLhs().getType(), op.getRhs().getType(), resultType);
-    launchKernel(rewriter, loc, kernel, resultType.getNumElements(),
-                 kThreadsPerBlock,
-                 {flatten(rewriter, loc, lhs[0]), flatten(rewriter, loc, lhs[1]),
-                  lhs[2], flatten(rewriter, loc, rhs[0]),
-                  flatten(rewriter, loc, rhs[1]), rhs[2], alpha,
-                  flatten(rewriter, loc, result)});
+    SmallVector<Value> args = {
+        flatten(rewriter, loc, lhs[0]), flatten(rewriter, loc, lhs[1]),
+        lhs[2], flatten(rewriter, loc, rhs[0]),
+        flatten(rewriter, loc, rhs[1]), rhs[2], alpha,
+        flatten(rewriter, loc, result)};
+    BlockScaledTensorType lhsType = op.getLhs().getType(),
+                          rhsType = op.getRhs().getType();
+    std::optional<GemmPlan> plan;
+    if (tensorCoreGemmUnsupportedReason(chip, lhsType, rhsType).empty())
+      plan = makeGemmPlan(chip, lhsType, rhsType,
+                          resultType.getElementType());
+    // Which consumer: tcgen05 (sm_100a, sm_103a), mma.sync block_scale
+    // (sm_120a), or dequantization + mma.sync (sm_90a).
+    bool tcgen05 =
+        chip.has(::nvfp4::target::Instruction::Tcgen05BlockScaleMma);
+    bool mmaBlockScale =
+        !tcgen05 && chip.has(::nvfp4::target::Instruction::MmaSyncBlockScale);
+    if (plan && tcgen05 && !tcgen05GemmUnsupportedReason(*plan).empty())
+      plan.reset();
+    if (plan && mmaBlockScale &&
+        !mmaBlockScaleGemmUnsupportedReason(*plan,
+                                            chip.maxSharedMemoryPerBlock)
+             .empty())
+      plan.reset();
+    if (plan) {
+      SmallVector<Type> argTypes = matmulArgTypes(lhsType, rhsType, resultType);
+      std::string name = matmulName(lhsType, rhsType, resultType);
+      gpu::GPUFuncOp kernel =
+          tcgen05 ? buildTcgen05GemmKernel(module, *plan, argTypes,
+                                           name + "tcgen05_" + plan->name())
+          : mmaBlockScale
+              ? buildMmaBlockScaleGemmKernel(module, *plan, argTypes,
+                                             name + "mxf4_" + plan->name())
+              : buildMmaSyncGemmKernel(module, *plan, argTypes,
+                                       name + "mma_" + plan->name());
+      launchKernel(rewriter, loc, kernel, plan->grid(), plan->threads(),
+                   plan->sharedMemoryBytes(), args);
+    } else {
+      gpu::GPUFuncOp kernel =
+          buildScaledMatmulKernel(module, lhsType, rhsType, resultType);
+      launchKernel(rewriter, loc, kernel, resultType.getNumElements(),
+                   kThreadsPerBlock, args);
+    }
     rewriter.replaceOpWithNewOp<bufferization::ToTensorOp>(
         op, resultType, result, /*restrict=*/true, /*writable=*/true);
     return success();
   }
+
+private:
+  const ::nvfp4::target::ChipInfo &chip;
 };
 } // namespace
 
-void mlir::nvfp4::populateMatmulToGPUPatterns(const TypeConverter &converter,
-                                              RewritePatternSet &patterns) {
-  patterns.add<ScaledMatmulToGPU>(converter, patterns.getContext());
+void mlir::nvfp4::populateMatmulToGPUPatterns(
+    const TypeConverter &converter, RewritePatternSet &patterns,
+    const ::nvfp4::target::ChipInfo &chip) {
+  patterns.add<ScaledMatmulToGPU>(converter, patterns.getContext(), chip);
 }

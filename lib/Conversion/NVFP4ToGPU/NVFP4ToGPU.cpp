@@ -13,6 +13,7 @@
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -83,12 +84,13 @@ struct ConvertNVFP4ToGPUPass
     GPUHostTypeConverter converter;
     RewritePatternSet patterns(ctx);
     populateQuantizeToGPUPatterns(converter, patterns, *chipInfo);
-    populateMatmulToGPUPatterns(converter, patterns);
+    populateMatmulToGPUPatterns(converter, patterns, *chipInfo);
 
     ConversionTarget target(*ctx);
     target.addLegalDialect<arith::ArithDialect,
                            bufferization::BufferizationDialect,
-                           gpu::GPUDialect, math::MathDialect,
+                           gpu::GPUDialect, LLVM::LLVMDialect,
+                           math::MathDialect,
                            memref::MemRefDialect, NVVM::NVVMDialect,
                            scf::SCFDialect, vector::VectorDialect>();
     populateBlockScaledBoundaryConversion(converter, patterns, target);

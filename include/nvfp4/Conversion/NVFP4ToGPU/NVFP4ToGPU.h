@@ -29,10 +29,13 @@ void populateQuantizeToGPUPatterns(const TypeConverter &converter,
                                    RewritePatternSet &patterns,
                                    const ::nvfp4::target::ChipInfo &chip);
 
-/// Pattern that replaces nvfp4.scaled_matmul by a launch of the portable
-/// SIMT GEMM kernel (bit-exact with the reference; no tensor cores).
+/// Pattern that replaces nvfp4.scaled_matmul by a launch of `chip`'s
+/// tensor-core GEMM kernel when it takes the shape (sm_90a: K a multiple of
+/// 256), otherwise of the portable SIMT kernel (bit-exact with the
+/// reference; no tensor cores).
 void populateMatmulToGPUPatterns(const TypeConverter &converter,
-                                 RewritePatternSet &patterns);
+                                 RewritePatternSet &patterns,
+                                 const ::nvfp4::target::ChipInfo &chip);
 
 } // namespace nvfp4
 } // namespace mlir

@@ -15,6 +15,8 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/Diagnostics.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/MapVector.h"
 
 namespace mlir {
@@ -62,22 +64,25 @@ matchElementwiseAdd(Operation *op) {
   return std::make_pair(generic.getInputs()[0], generic.getInputs()[1]);
 }
 
-/// Whether some GEMM lies on a path from `from` to `to`.
-static bool gemmOnPath(Value from, Value to) {
-  SetVector<Operation *> downstream, upstream;
-  collectTransitiveUsers(from, downstream);
-  collectTransitiveProducers(to, upstream);
-  return llvm::any_of(upstream, [&](Operation *op) {
-    return downstream.contains(op) && succeeded(matchGemm(op));
-  });
-}
-
 InferredBlocks
 mlir::nvfp4::inferBlocksFromResiduals(FunctionOpInterface function) {
   InferredBlocks blocks;
   // Residual connections in program order, and how many of them each value
   // has upstream (the hidden stream is a chain of them, so a maximum over
-  // operands counts the blocks passed).
+  // operands counts the blocks passed). An add is one when a GEMM lies on
+  // a path between its operands; the index keeps each such question to the
+  // ops between the two operands, so that N blocks cost O(N), not O(N^2).
+  DataFlowIndex dataFlow(function);
+  llvm::DenseMap<Operation *, bool> isGemm;
+  auto gemm = [&](Operation *op) {
+    auto [it, inserted] = isGemm.try_emplace(op, false);
+    if (inserted)
+      it->second = succeeded(matchGemm(op));
+    return it->second;
+  };
+  auto gemmOnPath = [&](Value from, Value to) {
+    return dataFlow.anyOnPath(from, to, gemm);
+  };
   llvm::DenseSet<Operation *> residuals;
   function.walk([&](Operation *op) {
     std::optional<std::pair<Value, Value>> add = matchElementwiseAdd(op);
@@ -156,13 +161,16 @@ void mlir::nvfp4::assignPrecision(Operation *root,
       continue;
     InferredBlocks blocks = inferBlocksFromResiduals(function);
     int64_t numBlocks = std::max<int64_t>(1, blocks.numResidualConnections);
+    // At the function's location but without the function attached: with
+    // -mlir-print-op-on-diagnostic (on by default) an op's remark prints the
+    // op, which for a model of 10,000 blocks is the whole model.
     if (blocks.numResidualConnections == 0)
-      function.emitRemark()
+      mlir::emitRemark(function.getLoc())
           << "nvfp4-assign-precision: no nvfp4.layer and no residual "
              "connection in this function; assumed all its GEMMs form one "
              "block (nvfp4.layer = 0)";
     else
-      function.emitRemark()
+      mlir::emitRemark(function.getLoc())
           << "nvfp4-assign-precision: no nvfp4.layer in this function; "
              "inferred "
           << numBlocks << " blocks from its residual connections";

@@ -9,11 +9,16 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/SetVector.h"
+#include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/Support/CheckedArithmetic.h"
 
+#include <algorithm>
 #include <limits>
+#include <set>
+#include <vector>
 
 using namespace mlir;
 using namespace mlir::nvfp4;
@@ -263,6 +268,29 @@ void mlir::nvfp4::collectTransitiveUsers(Value value,
   }
 }
 
+/// Appends to `worklist` the operands of `def` and the values its regions
+/// capture from above: what `def` depends on.
+static void appendDependencies(Operation *def,
+                               SmallVectorImpl<Value> &worklist) {
+  llvm::append_range(worklist, def->getOperands());
+  // Values the op's regions capture from above.
+  if (def->getNumRegions() == 0)
+    return;
+  def->walk([&](Operation *nested) {
+    if (nested == def)
+      return;
+    for (Value operand : nested->getOperands()) {
+      Operation *owner = operand.getParentRegion()
+                             ? operand.getParentRegion()->getParentOp()
+                             : nullptr;
+      bool definedInside =
+          owner && (owner == def || def->isProperAncestor(owner));
+      if (!definedInside)
+        worklist.push_back(operand);
+    }
+  });
+}
+
 void mlir::nvfp4::collectTransitiveProducers(Value value,
                                              SetVector<Operation *> &slice) {
   SmallVector<Value> worklist = {value};
@@ -270,20 +298,141 @@ void mlir::nvfp4::collectTransitiveProducers(Value value,
     Operation *def = worklist.pop_back_val().getDefiningOp();
     if (!def || !slice.insert(def))
       continue;
-    llvm::append_range(worklist, def->getOperands());
-    // Values the op's regions capture from above.
-    def->walk([&](Operation *nested) {
-      for (Value operand : nested->getOperands()) {
-        Operation *owner = operand.getParentRegion()
-                               ? operand.getParentRegion()->getParentOp()
-                               : nullptr;
-        bool definedInside =
-            owner && (owner == def || def->isProperAncestor(owner));
-        if (!definedInside)
-          worklist.push_back(operand);
-      }
-    });
+    appendDependencies(def, worklist);
   }
+}
+
+//===----------------------------------------------------------------------===//
+// DataFlowIndex
+//===----------------------------------------------------------------------===//
+
+DataFlowIndex::DataFlowIndex(FunctionOpInterface functionOp)
+    : function(functionOp.getOperation()) {
+  int64_t next = 0;
+  function->walk<WalkOrder::PreOrder>([&](Operation *op) {
+    if (op != function)
+      spans[op] = Span{next, next};
+    ++next;
+  });
+  // end(): the largest number in the op's subtree.
+  function->walk<WalkOrder::PostOrder>([&](Operation *op) {
+    if (op == function)
+      return;
+    Operation *parent = op->getParentOp();
+    if (parent == function)
+      return;
+    Span &parentSpan = spans.find(parent)->second;
+    parentSpan.end = std::max(parentSpan.end, spans.find(op)->second.end);
+  });
+  // Every use of a result after its definition's subtree. Functions are
+  // isolated from above, so every operand is defined in `function`.
+  ordered = function->hasTrait<OpTrait::IsIsolatedFromAbove>();
+  if (!ordered)
+    return;
+  function->walk([&](Operation *user) {
+    if (user == function)
+      return WalkResult::advance();
+    int64_t pre = spans.find(user)->second.pre;
+    for (Value operand : user->getOperands()) {
+      Operation *def = operand.getDefiningOp();
+      if (!def)
+        continue;
+      auto it = spans.find(def);
+      if (it == spans.end() || it->second.end >= pre) {
+        ordered = false;
+        return WalkResult::interrupt();
+      }
+    }
+    return WalkResult::advance();
+  });
+}
+
+int64_t DataFlowIndex::endOf(Operation *op) const {
+  auto it = spans.find(op);
+  return it == spans.end() ? std::numeric_limits<int64_t>::max()
+                           : it->second.end;
+}
+
+int64_t DataFlowIndex::usersAbove(Value from) const {
+  if (!ordered)
+    return std::numeric_limits<int64_t>::min();
+  // A result is used after its op's subtree; a block argument inside the
+  // op that owns the block.
+  if (Operation *def = from.getDefiningOp()) {
+    auto it = spans.find(def);
+    return it == spans.end() ? std::numeric_limits<int64_t>::min()
+                             : it->second.end;
+  }
+  Operation *owner = cast<BlockArgument>(from).getOwner()->getParentOp();
+  auto it = spans.find(owner);
+  return it == spans.end() ? std::numeric_limits<int64_t>::min()
+                           : it->second.pre;
+}
+
+/// Walks the transitive users of `values` as collectTransitiveUsers does,
+/// skipping ops whose end() is above `limit` (with their enclosing ops,
+/// whose end() is larger still). Stops and returns true as soon as `stop`
+/// holds for a visited op.
+template <typename EndOf, typename Stop>
+static bool walkUsers(SmallVector<Value> worklist, EndOf endOf, int64_t limit,
+                      Stop stop) {
+  llvm::DenseSet<Operation *> visited;
+  while (!worklist.empty()) {
+    Value current = worklist.pop_back_val();
+    for (Operation *user : current.getUsers()) {
+      for (Operation *op = user; op && !isa<FunctionOpInterface>(op);
+           op = op->getParentOp()) {
+        if (endOf(op) > limit || !visited.insert(op).second)
+          break;
+        if (stop(op))
+          return true;
+        llvm::append_range(worklist, op->getResults());
+      }
+    }
+  }
+  return false;
+}
+
+bool DataFlowIndex::anyOnPath(
+    Value from, Value to,
+    llvm::function_ref<bool(Operation *)> predicate) const {
+  Operation *toDef = to.getDefiningOp();
+  if (!toDef)
+    return false;
+  int64_t low = usersAbove(from);
+  int64_t high = ordered ? endOf(toDef) : std::numeric_limits<int64_t>::max();
+  auto endOrZero = [&](Operation *op) {
+    return ordered ? endOf(op) : int64_t(0);
+  };
+
+  // Producers of `to` that can be users of `from`: a producer of an op
+  // that cannot be a user cannot be one either, so the search stops there.
+  llvm::DenseSet<Operation *> upstream;
+  llvm::SmallPtrSet<Operation *, 16> candidates;
+  SmallVector<Value> worklist = {to};
+  while (!worklist.empty()) {
+    Operation *def = worklist.pop_back_val().getDefiningOp();
+    if (!def || (ordered && endOf(def) <= low) || !upstream.insert(def).second)
+      continue;
+    if (predicate(def))
+      candidates.insert(def);
+    appendDependencies(def, worklist);
+  }
+  if (candidates.empty())
+    return false;
+
+  // Users of `from`, up to the last op that can be a producer of `to`.
+  return walkUsers({from}, endOrZero, high,
+                   [&](Operation *op) { return candidates.contains(op); });
+}
+
+bool DataFlowIndex::reaches(Operation *from, Operation *to) const {
+  int64_t high = ordered ? endOf(to) : std::numeric_limits<int64_t>::max();
+  auto endOrZero = [&](Operation *op) {
+    return ordered ? endOf(op) : int64_t(0);
+  };
+  return walkUsers(SmallVector<Value>(from->getResults()), endOrZero, high,
+                   [&](Operation *op) { return op == to; });
 }
 
 /// Whether a result of `from` is used, transitively, by `to`.
@@ -341,6 +490,25 @@ void GemmAnalysis::resolveRoles(MutableArrayRef<GemmInfo> group) {
     }
   }
 
+  // The GEMMs that read each weight, in order.
+  llvm::DenseMap<Value, SmallVector<unsigned, 2>> gemmsOfWeight;
+  for (auto [j, weight] : llvm::enumerate(weightOf))
+    if (weight)
+      gemmsOfWeight[weight].push_back(j);
+  // Data-flow queries between the GEMMs of one function; built on the
+  // first weight with several uses.
+  Operation *groupFunction =
+      group.empty() ? nullptr
+                    : group.front().op->getParentOfType<FunctionOpInterface>();
+  std::optional<DataFlowIndex> dataFlow;
+  auto flowsTo = [&](Operation *from, Operation *to) {
+    if (!groupFunction)
+      return reaches(from, to);
+    if (!dataFlow)
+      dataFlow.emplace(cast<FunctionOpInterface>(groupFunction));
+    return dataFlow->reaches(from, to);
+  };
+
   // GEMMs with a weight operand: fprop or dgrad.
   for (auto [i, info] : llvm::enumerate(group)) {
     if (resolved[i] || !weightOf[i])
@@ -348,20 +516,20 @@ void GemmAnalysis::resolveRoles(MutableArrayRef<GemmInfo> group) {
     resolved[i] = true;
     info.roleSource = RoleSource::Inferred;
     SmallVector<unsigned> uses;
-    for (auto [j, other] : llvm::enumerate(weightOf))
-      if (j != i && other == weightOf[i])
+    for (unsigned j : gemmsOfWeight.find(weightOf[i])->second)
+      if (j != i)
         uses.push_back(j);
     if (uses.empty()) {
       info.role = GemmRole::Fprop;
       continue;
     }
     if (llvm::any_of(
-            uses, [&](unsigned j) { return reaches(info.op, group[j].op); })) {
+            uses, [&](unsigned j) { return flowsTo(info.op, group[j].op); })) {
       info.role = GemmRole::Fprop;
       continue;
     }
     if (llvm::any_of(
-            uses, [&](unsigned j) { return reaches(group[j].op, info.op); })) {
+            uses, [&](unsigned j) { return flowsTo(group[j].op, info.op); })) {
       info.role = GemmRole::Dgrad;
       continue;
     }
@@ -388,6 +556,28 @@ void GemmAnalysis::resolveRoles(MutableArrayRef<GemmInfo> group) {
 
   // GEMMs without a weight operand: wgrad when the result has the shape of
   // a weight argument, otherwise an activation GEMM assumed to be fprop.
+  // The shapes of each function's weight arguments (dW), and of their
+  // transposes (dW^T as X^T dY computes it), collected once per function.
+  llvm::DenseMap<Operation *, std::set<std::vector<int64_t>>> weightShapes;
+  auto weightShapesOf = [&](FunctionOpInterface function)
+      -> const std::set<std::vector<int64_t>> & {
+    auto [it, inserted] = weightShapes.try_emplace(function.getOperation());
+    if (!inserted)
+      return it->second;
+    for (unsigned arg = 0, e = function.getNumArguments(); arg < e; ++arg) {
+      auto argType =
+          dyn_cast<RankedTensorType>(function.getArgument(arg).getType());
+      if (!argType || !function.getArgAttr(arg, ModelAnnotation::kWeight))
+        continue;
+      std::vector<int64_t> shape(argType.getShape().begin(),
+                                 argType.getShape().end());
+      it->second.insert(shape);
+      if (shape.size() >= 2)
+        std::swap(shape[shape.size() - 2], shape.back());
+      it->second.insert(shape);
+    }
+    return it->second;
+  };
   for (auto [i, info] : llvm::enumerate(group)) {
     if (resolved[i])
       continue;
@@ -396,21 +586,9 @@ void GemmAnalysis::resolveRoles(MutableArrayRef<GemmInfo> group) {
     auto resultType =
         dyn_cast<RankedTensorType>(info.op.getDpsInits()[0].getType());
     bool matchesWeight = false;
-    if (function && resultType && resultType.hasStaticShape()) {
-      for (unsigned arg = 0, e = function.getNumArguments(); arg < e; ++arg) {
-        auto argType =
-            dyn_cast<RankedTensorType>(function.getArgument(arg).getType());
-        if (!argType || !function.getArgAttr(arg, ModelAnnotation::kWeight))
-          continue;
-        // dW, or dW^T as X^T dY computes it.
-        SmallVector<int64_t> transposed(argType.getShape());
-        if (transposed.size() >= 2)
-          std::swap(transposed[transposed.size() - 2], transposed.back());
-        if (argType.getShape() == resultType.getShape() ||
-            ArrayRef<int64_t>(transposed) == resultType.getShape())
-          matchesWeight = true;
-      }
-    }
+    if (function && resultType && resultType.hasStaticShape())
+      matchesWeight = weightShapesOf(function).count(std::vector<int64_t>(
+          resultType.getShape().begin(), resultType.getShape().end()));
     if (matchesWeight) {
       info.role = GemmRole::Wgrad;
       info.roleSource = RoleSource::Inferred;
@@ -427,23 +605,32 @@ void GemmAnalysis::resolveRoles(MutableArrayRef<GemmInfo> group) {
       info.gradientOperand =
           info.weightOperand >= 0 ? 1 - info.weightOperand : 0;
   }
+  auto sourceOf = [](const GemmInfo &gemm, int operand) {
+    return stripElementMoves(gemm.op->getOperand(operand));
+  };
+  // Sources of the dgrads' dY and of the fprops' activations, collected once
+  // (the wgrads below look them up).
+  llvm::DenseSet<Value> dgradGradients, fpropActivations;
+  bool anyWgrad = llvm::any_of(
+      group, [](const GemmInfo &info) { return info.role == GemmRole::Wgrad; });
+  if (anyWgrad) {
+    for (const GemmInfo &other : group) {
+      if (other.role == GemmRole::Dgrad && other.gradientOperand >= 0)
+        dgradGradients.insert(sourceOf(other, other.gradientOperand));
+      if (other.role == GemmRole::Fprop && other.weightOperand >= 0)
+        fpropActivations.insert(sourceOf(other, 1 - other.weightOperand));
+    }
+  }
   for (GemmInfo &info : group) {
     if (info.role != GemmRole::Wgrad)
       continue;
-    auto sourceOf = [](const GemmInfo &gemm, int operand) {
-      return stripElementMoves(gemm.op->getOperand(operand));
-    };
     int gradient = -1;
     for (int operand = 0; operand < 2 && gradient < 0; ++operand)
-      for (const GemmInfo &other : group)
-        if (other.role == GemmRole::Dgrad && other.gradientOperand >= 0 &&
-            sourceOf(other, other.gradientOperand) == sourceOf(info, operand))
-          gradient = operand;
+      if (dgradGradients.contains(sourceOf(info, operand)))
+        gradient = operand;
     for (int operand = 0; operand < 2 && gradient < 0; ++operand)
-      for (const GemmInfo &other : group)
-        if (other.role == GemmRole::Fprop && other.weightOperand >= 0 &&
-            sourceOf(other, 1 - other.weightOperand) == sourceOf(info, operand))
-          gradient = 1 - operand;
+      if (fpropActivations.contains(sourceOf(info, operand)))
+        gradient = 1 - operand;
     // dW = dY^T X: the gradient is operand A.
     info.gradientOperand = gradient >= 0 ? gradient : 0;
   }

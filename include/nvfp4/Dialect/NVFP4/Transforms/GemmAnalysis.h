@@ -18,7 +18,9 @@
 #include "nvfp4/Dialect/NVFP4/IR/NVFP4Dialect.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/SetVector.h"
 
 #include <optional>
@@ -104,6 +106,56 @@ void collectTransitiveUsers(Value value, llvm::SetVector<Operation *> &slice);
 /// including values a region captures from above.
 void collectTransitiveProducers(Value value,
                                 llvm::SetVector<Operation *> &slice);
+
+/// Answers the data-flow questions of collectTransitiveUsers and
+/// collectTransitiveProducers inside one function in time proportional to
+/// the ops between the two ends, not to the function: a residual stream of
+/// N blocks costs O(N) in all instead of O(N^2).
+///
+/// The ops of `function` are numbered in pre-order; `end` is the last
+/// number inside an op's regions. When every use of an op result comes
+/// after the ops that define it (end(def) < pre(user), which SSA dominance
+/// gives in single-block regions), end() never decreases along a def-use
+/// edge and never increases from a user to a producer, so
+///   - every transitive user of `from` has end() > end(def(from));
+///   - every transitive producer of `to` has end() <= end(def(to));
+/// and a search can stop at the first op outside that window without
+/// changing its answer. The index checks that property on construction;
+/// where it does not hold (multi-block regions listed out of dominance
+/// order, graph regions) the searches fall back to visiting everything,
+/// which is what collectTransitiveUsers/Producers do.
+class DataFlowIndex {
+public:
+  explicit DataFlowIndex(FunctionOpInterface function);
+
+  /// Whether some op satisfying `predicate` is both a transitive user of
+  /// `from` (collectTransitiveUsers) and a transitive producer of `to`
+  /// (collectTransitiveProducers): the op lies on a path from `from` to
+  /// `to`.
+  bool anyOnPath(Value from, Value to,
+                 llvm::function_ref<bool(Operation *)> predicate) const;
+
+  /// Whether `to` transitively uses a result of `from`
+  /// (collectTransitiveUsers of `from`'s results contains `to`).
+  bool reaches(Operation *from, Operation *to) const;
+
+  /// Whether the windowed searches apply (false: every search visits all
+  /// the ops it can reach).
+  bool isOrdered() const { return ordered; }
+
+private:
+  struct Span {
+    int64_t pre = 0, end = 0;
+  };
+  /// end() of `op`, for an op of the function.
+  int64_t endOf(Operation *op) const;
+  /// Every transitive user of `from` has end() above this.
+  int64_t usersAbove(Value from) const;
+
+  Operation *function;
+  llvm::DenseMap<Operation *, Span> spans;
+  bool ordered = true;
+};
 
 /// The GEMMs of a function or module with their roles. Roles are resolved
 /// in this order:

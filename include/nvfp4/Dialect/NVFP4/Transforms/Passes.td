@@ -55,6 +55,10 @@ def NVFP4AssignPrecision : Pass<"nvfp4-assign-precision", "ModuleOp"> {
     output head) count in the last block. A GEMM without `nvfp4.layer` in a
     function where other GEMMs have one stays BF16 with a remark.
 
+    Cost: linear in the size of the module for a stack of blocks (each
+    residual connection looks only at the ops between its two operands);
+    10,000 blocks take about a second (docs/Testing.md, "Resource limits").
+
     Example (`keep-first=1 keep-last=0`):
 
     ```mlir

@@ -1,0 +1,289 @@
+//===- GemmPipeline.h - the shared skeleton of tensor-core GEMMs -*- C++ -*-===//
+//
+// Part of the nvfp4 project.
+//
+//===----------------------------------------------------------------------===//
+//
+// What every tensor-core nvfp4.scaled_matmul kernel shares, whatever MMA
+// instruction consumes the tiles:
+//
+//   * the tiling: one CTA computes a tileM x tileN block of C for one batch
+//     element, walking K in steps of tileK (256 elements = 128 bytes of packed
+//     E2M1 codes and 16 E4M3 scales per row);
+//   * the shared-memory ring of `stages` stages, each holding the packed codes
+//     and the scale tiles of A and B for one K step;
+//   * a producer warp that fills the ring with bulk asynchronous copies
+//     (cp.async.bulk, the TMA engine) completing on a per-stage "full"
+//     mbarrier with a transaction count, and consumer warps that release a
+//     stage through its "empty" mbarrier when they are done with it;
+//   * the scale-tile addressing for the three scale layouts (linear 1x16,
+//     linear 16x16, swizzled 128x4 atoms);
+//   * the epilogue: TE's alpha = alpha * amaxA * amaxB / (6 * 448)^2 and a
+//     bounds-checked store of FP32 or BF16.
+//
+// The consumer -- the math -- is per chip: dequantize to BF16 + mma.sync on
+// sm_90a (MmaSyncMatmul.cpp). Rows of A or B past the matrix edge are never
+// copied; the stale shared memory they leave only feeds outputs that the
+// epilogue does not store.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef NVFP4_LIB_CONVERSION_NVFP4TOGPU_GEMMPIPELINE_H
+#define NVFP4_LIB_CONVERSION_NVFP4TOGPU_GEMMPIPELINE_H
+
+#include "nvfp4/Dialect/NVFP4/IR/NVFP4Dialect.h"
+#include "nvfp4/Target/Chip.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
+
+#include <string>
+
+namespace mlir {
+namespace nvfp4 {
+namespace kernels {
+
+/// K elements per pipeline stage: 128 bytes of codes and 16 scale bytes per
+/// row, so every bulk copy is a multiple of 16 bytes at a 16-byte aligned
+/// address.
+constexpr int64_t kGemmTileK = 256;
+
+/// How a stage holds the packed codes of one K step (128 bytes per row).
+enum class GemmCodesLayout {
+  /// Row after row, GemmOperand::kCodesPitch bytes apart (sm_90a consumers).
+  PitchedRows,
+  /// The K-major, SWIZZLE_NONE canonical layout a tcgen05 shared-memory
+  /// descriptor describes (PTX ISA 9.7.16.3, CUTLASS's UMMA INTERLEAVE
+  /// layout ((8,n),2):((1,SBO),LBO) in 16-byte units): core matrices of
+  /// 8 rows x 16 bytes (128 contiguous bytes); the core matrix of 8-row
+  /// group g and 16-byte chunk c starts at g * kCoreGroupBytes + c * 128.
+  /// So LBO (next core matrix along K) = 128 bytes and SBO (next 8 rows) =
+  /// kCoreGroupBytes. One cp.async.bulk per (row, 16-byte chunk).
+  CoreMatrices,
+};
+
+/// How a stage holds the scales of one K step.
+enum class GemmScaleStaging {
+  /// The bytes of the global layout (linear rows, or 128x4 atoms).
+  AsStored,
+  /// Always 128x4 atoms (docs/Blackwell.md section 4), the source of
+  /// tcgen05.cp.32x128b.warpx4: swizzled inputs are copied as they are,
+  /// linear ones are re-laid by the producer lanes (ld.global + st.shared,
+  /// then fence.proxy.async and a second arrival on the "full" barrier).
+  Atoms128x4,
+};
+
+/// How the producer warp moves a K step into shared memory.
+enum class GemmCopyEngine {
+  /// cp.async.bulk (the TMA engine without a tensor map), one per
+  /// contiguous run, completing on the "full" barrier's transaction count.
+  Bulk,
+  /// 16-byte cp.async (LDGSTS) by the producer lanes; each lane's
+  /// cp.async.mbarrier.arrive.noinc arrives once its copies have landed.
+  /// Measured on the H200 (bench/RESULTS.md): the TMA engine processes the
+  /// pitched layout's 512 row copies of 16..128 bytes per stage about 5x
+  /// slower than LDGSTS moves the same bytes, so sm_90a uses this.
+  Thread16B,
+};
+
+/// Who releases a stage on its "empty" barrier.
+enum class GemmStageRelease {
+  ConsumerThreads, ///< every consumer thread arrives (releaseStage)
+  Tcgen05Commit,   ///< one tcgen05.commit arrives once the MMAs are done
+};
+
+/// Bytes of one 8-row group of codes in the CoreMatrices layout.
+constexpr int64_t kCoreGroupBytes = 8 * kGemmTileK / 2;
+
+/// One operand (A or B) of the GEMM as the pipeline sees it.
+struct GemmOperand {
+  BlockScaledTensorType type;
+  int64_t rows;      ///< M for A, N for B (per batch element)
+  int64_t tileRows;  ///< rows of the operand per CTA tile
+  int64_t codesOffset, scalesOffset; ///< byte offsets inside a stage
+  int64_t scaleTileBytes;            ///< scale bytes per stage
+
+  /// Bytes between two rows of codes in shared memory: 128 bytes of data
+  /// plus 32 bytes of padding, so that the 8-byte loads of 16 consecutive
+  /// lanes (4 rows x 4 lanes) hit 32 distinct banks.
+  static constexpr int64_t kCodesPitch = 160;
+};
+
+/// The static plan of one GEMM kernel.
+struct GemmPlan {
+  int64_t batch, m, n, k;
+  int64_t tileM, tileN, stages;
+  int64_t consumerWarps;
+  GemmOperand a, b;
+  int64_t stageBytes;
+  int64_t barrierBytes; ///< full[stages] then empty[stages], 8 bytes each
+  Type resultElement;
+  GemmCodesLayout codesLayout = GemmCodesLayout::PitchedRows;
+  GemmScaleStaging scaleStaging = GemmScaleStaging::AsStored;
+  GemmStageRelease stageRelease = GemmStageRelease::ConsumerThreads;
+  GemmCopyEngine copyEngine = GemmCopyEngine::Bulk;
+
+  /// Shared-memory bytes per row of codes in a stage.
+  int64_t codesRowBytes() const {
+    return codesLayout == GemmCodesLayout::CoreMatrices
+               ? kGemmTileK / 2
+               : GemmOperand::kCodesPitch;
+  }
+  /// Arrivals that complete a phase of a "full" barrier: the producer's
+  /// expect_tx, plus one after re-laid scales were stored.
+  int64_t fullArrivals() const {
+    if (copyEngine == GemmCopyEngine::Thread16B)
+      return 32; // every producer lane
+    return scaleStaging == GemmScaleStaging::Atoms128x4 ? 2 : 1;
+  }
+  /// Arrivals that complete a phase of an "empty" barrier.
+  int64_t emptyArrivals() const {
+    return stageRelease == GemmStageRelease::Tcgen05Commit
+               ? 1
+               : consumerWarps * 32;
+  }
+  /// First byte of the barrier area that the pipeline's barriers leave
+  /// free (for a consumer's own barriers and slots).
+  int64_t freeBarrierByte() const { return 16 * stages; }
+
+  int64_t kSteps() const { return k / kGemmTileK; }
+  int64_t threads() const { return (consumerWarps + 1) * 32; }
+  int64_t sharedMemoryBytes() const {
+    return barrierBytes + stages * stageBytes;
+  }
+  int64_t producerWarp() const { return consumerWarps; }
+  /// The grid: (N tiles, M tiles, batch).
+  std::array<int64_t, 3> grid() const;
+  /// Kernel-name suffix: tile, stages and operand forms.
+  std::string name() const;
+};
+
+/// Why the tensor-core GEMM cannot take this matmul, or "" when it can.
+std::string tensorCoreGemmUnsupportedReason(
+    const ::nvfp4::target::ChipInfo &chip, BlockScaledTensorType lhs,
+    BlockScaledTensorType rhs);
+
+/// The plan for `chip`; call only when tensorCoreGemmUnsupportedReason is
+/// empty.
+GemmPlan makeGemmPlan(const ::nvfp4::target::ChipInfo &chip,
+                      BlockScaledTensorType lhs, BlockScaledTensorType rhs,
+                      Type resultElement);
+
+/// Emits the parts of a pipelined GEMM kernel body that do not depend on
+/// the MMA instruction. Integer values are i32 unless said otherwise;
+/// pointers are LLVM pointers (global: address space 1, shared: 3).
+class GemmPipelineEmitter {
+public:
+  /// `args` are the kernel arguments: codesA, scalesA, amaxA, codesB,
+  /// scalesB, amaxB, alpha, C.
+  GemmPipelineEmitter(OpBuilder &b, Location loc, const GemmPlan &plan,
+                      ValueRange args);
+
+  // --- small i32 helpers, shared with the consumers -----------------------
+  Value c32(int64_t v);
+  Value add(Value x, Value y);
+  Value mul(Value x, Value y);
+  Value shl(Value x, int64_t bits);
+  Value lshr(Value x, int64_t bits);
+  Value andi(Value x, int64_t mask);
+  Value ult(Value x, Value y);
+  Value eq(Value x, int64_t y);
+  /// Byte address `base + offset` (offset i32) in `base`'s address space.
+  Value offsetPtr(Value base, Value offset);
+  Value offsetPtr(Value base, int64_t offset) {
+    return offsetPtr(base, c32(offset));
+  }
+
+  // --- the skeleton --------------------------------------------------------
+  Value threadId() const { return tid; }
+  Value warpId() const { return warp; }
+  Value laneId() const { return lane; }
+  /// Row of the first A row / B row of this CTA's tile (i32), and the batch
+  /// element.
+  Value tileRowA() const { return rowA0; }
+  Value tileRowB() const { return rowB0; }
+  Value batchIndex() const { return batchIdx; }
+
+  /// Shared-memory address of stage `stage` (i32 value).
+  Value stagePtr(Value stage);
+  Value fullBarrier(Value stage);
+  Value emptyBarrier(Value stage);
+  /// Shared memory at byte `offset` of the dynamic shared memory (the
+  /// barrier area is bytes [0, barrierBytes)).
+  Value sharedPtr(int64_t offset) { return offsetPtr(smem, offset); }
+
+  /// Thread 0 initializes the barriers; then the whole CTA synchronizes.
+  void initBarriers();
+  /// The producer warp's loop over K steps (emit inside `if warp ==
+  /// producerWarp`).
+  void emitProducer();
+  /// Blocks until stage `kStep % stages` holds K step `kStep`.
+  void waitFull(Value kStep);
+  /// This thread is done reading stage `kStep % stages`.
+  void releaseStage(Value kStep);
+  /// Shared-memory byte offset (i32) of the scale of `tileRow` (a row of
+  /// the operand's tile) and block `block` (0..15) of the current K step,
+  /// relative to the stage base.
+  Value scaleOffset(const GemmOperand &op, Value tileRow, Value block);
+  /// alpha * amaxA * amaxB / (36 * 448^2), the factor the epilogue applies.
+  Value epilogueScale();
+  /// Stores `value` (f32, before scaling by `scale`) at C[row, col] of this
+  /// CTA's tile if (row, col) is inside the matrix.
+  void storeOutput(Value tileRow, Value tileCol, Value value, Value scale);
+
+  OpBuilder &b;
+  Location loc;
+  const GemmPlan &plan;
+
+private:
+  void copyOperand(const GemmOperand &op, Value codes, Value scales,
+                   Value tileRow0, Value kStep, Value stage, Value barrier);
+  Value validRows(const GemmOperand &op, Value tileRow0);
+  Value txBytes(const GemmOperand &op, Value valid);
+  void stageScalesAsAtoms(const GemmOperand &op, Value scales, Value tileRow0,
+                          Value kStep, Value stageBase);
+
+  ValueRange args;
+  Value tid, warp, lane, batchIdx, rowA0, rowB0;
+  Value smem; ///< shared-memory base pointer
+  Value codesA, scalesA, codesB, scalesB; ///< global pointers
+};
+
+/// Builds the sm_90a kernel: the shared pipeline with consumers that
+/// dequantize E2M1 x E4M3 exactly to BF16 in registers and multiply with
+/// mma.sync m16n8k16 (FP32 accumulation). Defined in MmaSyncMatmul.cpp.
+gpu::GPUFuncOp buildMmaSyncGemmKernel(ModuleOp module, const GemmPlan &plan,
+                                      TypeRange argTypes, StringRef name);
+
+/// Builds the sm_100a/sm_103a kernel: the shared pipeline (codes in
+/// CoreMatrices layout, scales as 128x4 atoms) feeding one MMA warp that
+/// moves the scales to Tensor Memory with tcgen05.cp and issues
+/// tcgen05.mma.cta_group::1.kind::mxf4nvf4.block_scale.block16, and four
+/// epilogue warps that read the accumulator with tcgen05.ld. Defined in
+/// Tcgen05Matmul.cpp.
+gpu::GPUFuncOp buildTcgen05GemmKernel(ModuleOp module, const GemmPlan &plan,
+                                      TypeRange argTypes, StringRef name);
+
+/// Why buildTcgen05GemmKernel cannot take `plan` (its encodings, Tensor
+/// Memory columns or barrier slots do not fit), or "" when it can.
+std::string tcgen05GemmUnsupportedReason(const GemmPlan &plan);
+
+/// Builds the sm_120a kernel: the shared pipeline with consumers that feed
+/// the codes and the scales (in registers) to mma.sync.m16n8k64
+/// .kind::mxf4nvf4.block_scale.scale_vec::4X. Defined in
+/// MmaBlockScaleMatmul.cpp.
+gpu::GPUFuncOp buildMmaBlockScaleGemmKernel(ModuleOp module,
+                                            const GemmPlan &plan,
+                                            TypeRange argTypes,
+                                            StringRef name);
+
+/// Why buildMmaBlockScaleGemmKernel cannot take `plan`, or "" when it can.
+std::string mmaBlockScaleGemmUnsupportedReason(const GemmPlan &plan,
+                                               int64_t maxSharedMemoryBytes);
+
+} // namespace kernels
+} // namespace nvfp4
+} // namespace mlir
+
+#endif // NVFP4_LIB_CONVERSION_NVFP4TOGPU_GEMMPIPELINE_H

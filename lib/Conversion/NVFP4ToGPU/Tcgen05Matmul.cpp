@@ -1,0 +1,380 @@
+//===- Tcgen05Matmul.cpp - NVFP4 GEMM on Blackwell tensor cores ------------===//
+//
+// Part of the nvfp4 project.
+//
+// sm_100a (B200) and sm_103a (GB300) multiply E2M1 codes with UE4M3 block
+// scales in the tensor core: tcgen05.mma.cta_group::1.kind::mxf4nvf4
+// .block_scale.block16, FP32 accumulation in Tensor Memory (TMEM). The
+// kernel is a consumer of the shared pipeline (GemmPipeline.h); the plan
+// asks it for
+//
+//   * codes in the K-major SWIZZLE_NONE canonical layout (GemmCodesLayout::
+//     CoreMatrices): the 128 code bytes of a row in a K step are 8 core
+//     matrices of 8 rows x 16 bytes; descriptor LBO = 128 (next 16 bytes
+//     along K), SBO = kCoreGroupBytes (next 8 rows) -- PTX ISA 9.7.16.3
+//     "Major-ness supported by strides", 9.7.16.4.1 "Shared memory
+//     descriptor";
+//   * scales as 128x4 atoms (GemmScaleStaging::Atoms128x4): atom j of a K
+//     step holds K blocks 4j..4j+3 of the tile's 128 rows, which is what one
+//     tcgen05.cp.cta_group::1.32x128b.warpx4 turns into the 4 TMEM columns
+//     one MMA reads (PTX ISA 9.7.16.9.2, 9.7.16.10.7; docs/Blackwell.md
+//     section 3);
+//   * stages released by tcgen05.commit (GemmStageRelease::Tcgen05Commit).
+//
+// Warp roles (192 threads, Chip.cpp's gemmTile.threads):
+//
+//   warps 0-3  epilogue: warp w owns TMEM lanes 32w..32w+31 = tile rows
+//              (tcgen05.ld lets warp w % 4 reach only that lane quarter);
+//              warp 0 also allocates and frees the TMEM columns;
+//   warp 4     MMA: its lane 0 -- always the same thread, so that
+//              tcgen05.commit tracks all of its copies and MMAs -- issues
+//              the tcgen05.cp, tcgen05.mma and tcgen05.commit;
+//   warp 5     producer: the shared pipeline's bulk copies.
+//
+// Synchronization:
+//
+//   full[s]   producer -> MMA: expect_tx + cp.async.bulk completion, plus
+//             one arrival after the re-laid linear scales (st.shared +
+//             fence.proxy.async);
+//   empty[s]  MMA -> producer: tcgen05.commit.mbarrier::arrive::one after
+//             the stage's 4 MMAs; it fires when they (and the tcgen05.cp
+//             before them) have read the stage;
+//   acc       MMA -> epilogue: a final tcgen05.commit after the last MMA;
+//             the epilogue waits on phase 0, then tcgen05.fence::
+//             after_thread_sync, tcgen05.ld.32x32b.x32, tcgen05.wait::ld
+//             (PTX ISA 9.7.16.6 "Memory consistency model").
+//
+// Tensor Memory (one tcgen05.alloc of a power of two >= 32 columns, PTX ISA
+// 9.7.16.7.1): columns [0, tileN) hold the 128 x tileN FP32 accumulator
+// (data-path layout D: lane = row, column = n; 9.7.16.10.5); after them
+// every pipeline stage owns 32 scale columns, SFA of MMA step j at +4j and
+// SFB at +16 + 4j. A stage's scale columns are rewritten only after its
+// "empty" phase fired, i.e. after the MMAs that read them completed, so no
+// tcgen05.mma -> tcgen05.cp ordering is needed; tcgen05.cp -> tcgen05.mma
+// from one thread is a pipelined pair (9.7.16.6.2).
+//
+// Rows of A or B past the matrix edge are never copied (codes) or stored
+// (re-laid scales); they feed only accumulator rows/columns that the
+// bounds-checked epilogue does not store.
+//
+// cta_group::2 (a 256 x N tile over a CTA pair, B read once per pair) needs
+// a cluster launch, the peer's barriers (multicast commit) and the 2x2 SFB
+// data path docs/Blackwell.md section 5 lists as unmodelled; this file keeps
+// the group in one place (kCtaGroup) for that step.
+//
+//===----------------------------------------------------------------------===//
+
+#include "GemmPipeline.h"
+#include "KernelBuilder.h"
+#include "nvfp4/Target/Tcgen05Encoding.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+
+using namespace mlir;
+using namespace mlir::nvfp4;
+using namespace mlir::nvfp4::kernels;
+
+namespace tgt = ::nvfp4::target;
+
+namespace {
+
+constexpr int64_t kEpilogueWarps = 4;
+constexpr int64_t kMmaWarp = 4;
+/// K of one dense .kind::mxf4nvf4 MMA (PTX ISA 9.7.16.2.1, Table 39): 64
+/// codes = 32 bytes = two core matrices along K.
+constexpr int64_t kMmaK = 64;
+constexpr int64_t kMmaSteps = kGemmTileK / kMmaK;
+/// TMEM columns one MMA step reads per operand with scale_vec::4X and 128
+/// rows: ceil(128 / 32) (docs/Blackwell.md section 3).
+constexpr int64_t kScaleColumnsPerStep = 4;
+constexpr int64_t kScaleColumnsPerStage = 2 * kMmaSteps * kScaleColumnsPerStep;
+/// Accumulator columns per tcgen05.ld.32x32b.x32.
+constexpr int64_t kLoadColumns = 32;
+constexpr tgt::CtaGroup kCtaGroup = tgt::CtaGroup::One;
+
+/// The constants of one kernel, all from the Tcgen05Encoding encoders.
+struct Tcgen05Constants {
+  uint32_t instrDesc = 0;
+  /// Descriptors with start address 0: OR in encode(address).
+  uint64_t codesDesc = 0, scalesDesc = 0;
+  /// tcgen05.cp source offsets of the 4 atoms of a K step.
+  int64_t atomStrideK = 0;
+  uint32_t allocColumns = 0;
+  int64_t accBarrierOffset = 0, tmemSlotOffset = 0;
+};
+
+tgt::Expected<Tcgen05Constants> planConstants(const GemmPlan &plan) {
+  using Result = tgt::Expected<Tcgen05Constants>;
+  auto fail = [](const std::string &why) {
+    return Result(tgt::Status::error(why));
+  };
+  if (plan.codesLayout != GemmCodesLayout::CoreMatrices ||
+      plan.scaleStaging != GemmScaleStaging::Atoms128x4 ||
+      plan.stageRelease != GemmStageRelease::Tcgen05Commit)
+    return fail("the pipeline plan is not laid out for tcgen05");
+  if (plan.tileM != 128 || plan.tileN % kLoadColumns != 0 ||
+      plan.consumerWarps != kEpilogueWarps + 1)
+    return fail("the tcgen05 kernel needs a 128 x 32n tile and 6 warps");
+  Tcgen05Constants c;
+  auto idesc = tgt::encodeNvfp4InstrDesc(kCtaGroup, plan.tileM, plan.tileN);
+  if (!idesc.ok())
+    return fail(idesc.message());
+  c.instrDesc = idesc->Value;
+
+  tgt::SmemDescriptorConfig codes;
+  codes.LeadingDimByteOffset = 128;
+  codes.StrideDimByteOffset = kCoreGroupBytes;
+  auto codesDesc = tgt::encodeTcgen05SmemDescriptor(codes);
+  if (!codesDesc.ok())
+    return fail(codesDesc.message());
+  c.codesDesc = codesDesc->Value;
+
+  auto copies = tgt::planScaleFactorCopy(plan.tileM, kGemmTileK / 16, 0);
+  if (!copies.ok())
+    return fail(copies.message());
+  if (copies->AtomsM != 1 || copies->AtomsK != kMmaSteps ||
+      copies->ColumnsPerMmaStep != kScaleColumnsPerStep)
+    return fail("unexpected tcgen05.cp plan for the scale tile");
+  auto scalesDesc = tgt::encodeTcgen05SmemDescriptor(copies->FirstAtom);
+  if (!scalesDesc.ok())
+    return fail(scalesDesc.message());
+  c.scalesDesc = scalesDesc->Value;
+  c.atomStrideK = copies->AtomStrideK;
+
+  auto columns = tgt::getTmemAllocColumns(
+      plan.tileN + plan.stages * kScaleColumnsPerStage);
+  if (!columns.ok())
+    return fail(columns.message());
+  c.allocColumns = *columns;
+
+  c.accBarrierOffset = plan.freeBarrierByte();
+  c.tmemSlotOffset = c.accBarrierOffset + 8;
+  if (c.tmemSlotOffset + 4 > plan.barrierBytes)
+    return fail("no room for the accumulator barrier");
+  return c;
+}
+
+/// Emits the kernel body around the shared pipeline.
+struct Tcgen05Kernel {
+  GemmPipelineEmitter &e;
+  OpBuilder &b;
+  Location loc;
+  const Tcgen05Constants &c;
+  Value tmemBase; ///< i32 TMEM address of column 0, lane 0
+
+  MLIRContext *ctx() { return b.getContext(); }
+  NVVM::CTAGroupKindAttr group() {
+    return NVVM::CTAGroupKindAttr::get(ctx(), NVVM::CTAGroupKind::CTA_1);
+  }
+  void fence(NVVM::Tcgen05FenceKind kind) {
+    NVVM::Tcgen05FenceOp::create(b, loc,
+                                 NVVM::Tcgen05FenceKindAttr::get(ctx(), kind));
+  }
+  void ifThen(Value cond, function_ref<void()> body) {
+    auto ifOp = scf::IfOp::create(b, loc, cond, false);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(ifOp.thenBlock());
+    body();
+  }
+  /// A TMEM address (i32) as the !llvm.ptr<6> the NVVM ops take.
+  Value tmemPtr(Value address) {
+    return LLVM::IntToPtrOp::create(
+        b, loc, LLVM::LLVMPointerType::get(ctx(), 6), address);
+  }
+  Value tmemColumn(Value column) { return e.add(tmemBase, column); }
+  /// The 32-bit shared-window address of a shared pointer.
+  Value sharedAddress(Value ptr) {
+    return LLVM::PtrToIntOp::create(b, loc, b.getI32Type(), ptr);
+  }
+  /// `desc` with its start-address field set to encode(address) (PTX ISA
+  /// 9.7.16.4.1: (address & 0x3FFFF) >> 4 in bits 0-13).
+  Value descriptor(uint64_t desc, Value address) {
+    Value field = e.lshr(e.andi(address, 0x3FFFF), 4);
+    Value wide = arith::ExtUIOp::create(b, loc, b.getI64Type(), field);
+    return arith::OrIOp::create(
+        b, loc, wide,
+        arith::ConstantIntOp::create(b, loc, b.getI64Type(),
+                                     static_cast<int64_t>(desc)));
+  }
+
+  /// Warp 0 allocates the columns; the address lands in shared memory.
+  void allocate() {
+    ifThen(e.eq(e.warpId(), 0), [&] {
+      NVVM::Tcgen05AllocOp::create(b, loc, e.sharedPtr(c.tmemSlotOffset),
+                                   e.c32(c.allocColumns), group());
+      NVVM::Tcgen05RelinquishAllocPermitOp::create(b, loc, group());
+      fence(NVVM::Tcgen05FenceKind::BEFORE_THREAD_SYNC);
+    });
+    ifThen(e.eq(e.threadId(), 0), [&] {
+      // One arrival: the final tcgen05.commit.
+      NVVM::MBarrierInitOp::create(b, loc, e.sharedPtr(c.accBarrierOffset),
+                                   e.c32(1), Value());
+    });
+    // initBarriers ends with the CTA barrier that publishes both.
+    e.initBarriers();
+    fence(NVVM::Tcgen05FenceKind::AFTER_THREAD_SYNC);
+    tmemBase = LLVM::LoadOp::create(b, loc, b.getI32Type(),
+                                    e.sharedPtr(c.tmemSlotOffset), 4);
+  }
+
+  void emitMma() {
+    const GemmPlan &plan = e.plan;
+    Value idesc = e.c32(c.instrDesc);
+    auto loop = scf::ForOp::create(b, loc, e.c32(0), e.c32(plan.kSteps()),
+                                   e.c32(1));
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(loop.getBody());
+      Value kStep = loop.getInductionVar();
+      e.waitFull(kStep);
+      fence(NVVM::Tcgen05FenceKind::AFTER_THREAD_SYNC);
+      ifThen(e.eq(e.laneId(), 0), [&] {
+        Value stage =
+            arith::RemUIOp::create(b, loc, kStep, e.c32(plan.stages));
+        Value base = sharedAddress(e.stagePtr(stage));
+        Value scaleColumns =
+            e.add(e.c32(plan.tileN), e.mul(stage, e.c32(kScaleColumnsPerStage)));
+        auto sfa = [&](int64_t step) {
+          return tmemColumn(
+              e.add(scaleColumns, e.c32(step * kScaleColumnsPerStep)));
+        };
+        auto sfb = [&](int64_t step) {
+          return tmemColumn(e.add(
+              scaleColumns,
+              e.c32((kMmaSteps + step) * kScaleColumnsPerStep)));
+        };
+        // Scales: shared 128x4 atoms -> TMEM, replicated into the four
+        // 32-lane sub-partitions by .warpx4.
+        for (int64_t step = 0; step < kMmaSteps; ++step)
+          for (auto [op, column] :
+               {std::pair{&plan.a, sfa(step)}, std::pair{&plan.b, sfb(step)}}) {
+            Value src = e.add(
+                base, e.c32(op->scalesOffset + step * c.atomStrideK));
+            NVVM::Tcgen05CpOp::create(
+                b, loc,
+                NVVM::Tcgen05CpShapeAttr::get(
+                    ctx(), NVVM::Tcgen05CpShape::SHAPE_32x128b),
+                group(),
+                NVVM::Tcgen05CpMulticastAttr::get(
+                    ctx(), NVVM::Tcgen05CpMulticast::WARPX4),
+                NVVM::Tcgen05CpSrcFormatAttr(), tmemPtr(column),
+                descriptor(c.scalesDesc, src));
+          }
+        // MMA step j reads code bytes 32j..32j+31 of each row: core
+        // matrices 2j and 2j + 1, LBO apart.
+        Value accumulate = arith::CmpIOp::create(
+            b, loc, arith::CmpIPredicate::ne, kStep, e.c32(0));
+        Value always = arith::ConstantIntOp::create(b, loc, b.getI1Type(), 1);
+        for (int64_t step = 0; step < kMmaSteps; ++step) {
+          int64_t kOffset = step * (kMmaK / 2 / 16) * 128;
+          Value aDesc = descriptor(
+              c.codesDesc, e.add(base, e.c32(plan.a.codesOffset + kOffset)));
+          Value bDesc = descriptor(
+              c.codesDesc, e.add(base, e.c32(plan.b.codesOffset + kOffset)));
+          NVVM::Tcgen05MMABlockScaleOp::create(
+              b, loc,
+              NVVM::MMABlockScaleKindAttr::get(
+                  ctx(), NVVM::MMABlockScaleKind::MXF4NVF4),
+              group(),
+              NVVM::Tcgen05MMABlockScaleAttr::get(
+                  ctx(), NVVM::Tcgen05MMABlockScale::BLOCK16),
+              NVVM::Tcgen05MMACollectorOpAttr::get(
+                  ctx(), NVVM::Tcgen05MMACollectorOp::DISCARD),
+              tmemPtr(tmemBase), aDesc, bDesc, idesc,
+              step == 0 ? accumulate : always, tmemPtr(sfa(step)),
+              tmemPtr(sfb(step)));
+        }
+        // The stage is free once these MMAs (and the copies) completed.
+        NVVM::Tcgen05CommitOp::create(b, loc, e.emptyBarrier(stage), Value(),
+                                      group());
+      });
+    }
+    ifThen(e.eq(e.laneId(), 0), [&] {
+      NVVM::Tcgen05CommitOp::create(b, loc, e.sharedPtr(c.accBarrierOffset),
+                                    Value(), group());
+    });
+  }
+
+  void emitEpilogue() {
+    const GemmPlan &plan = e.plan;
+    NVVM::MBarrierTryWaitParityOp::create(
+        b, loc, e.sharedPtr(c.accBarrierOffset), e.c32(0), e.c32(0));
+    fence(NVVM::Tcgen05FenceKind::AFTER_THREAD_SYNC);
+    Value scale = e.epilogueScale();
+    // Lane l of warp w reads TMEM lane 32w + l: accumulator row 32w + l.
+    Value row = e.add(e.mul(e.warpId(), e.c32(32)), e.laneId());
+    Value laneBase = e.add(tmemBase, e.shl(e.mul(e.warpId(), e.c32(32)), 16));
+    auto vecType = VectorType::get({kLoadColumns}, b.getI32Type());
+    for (int64_t col0 = 0; col0 < plan.tileN; col0 += kLoadColumns) {
+      Value words = NVVM::Tcgen05LdOp::create(
+          b, loc, vecType, UnitAttr(),
+          NVVM::Tcgen05LdStShapeAttr::get(ctx(),
+                                          NVVM::Tcgen05LdStShape::SHAPE_32X32B),
+          tmemPtr(e.add(laneBase, e.c32(col0))), Value());
+      NVVM::Tcgen05WaitOp::create(
+          b, loc,
+          NVVM::Tcgen05WaitKindAttr::get(ctx(), NVVM::Tcgen05WaitKind::LOAD));
+      for (int64_t j = 0; j < kLoadColumns; ++j) {
+        Value word = LLVM::ExtractElementOp::create(
+            b, loc, words,
+            arith::ConstantIntOp::create(b, loc, b.getI32Type(), j));
+        Value value = arith::BitcastOp::create(b, loc, b.getF32Type(), word);
+        e.storeOutput(row, e.c32(col0 + j), value, scale);
+      }
+    }
+  }
+
+  /// Warp 0 frees the columns once every warp is done with them.
+  void deallocate() {
+    fence(NVVM::Tcgen05FenceKind::BEFORE_THREAD_SYNC);
+    NVVM::Barrier0Op::create(b, loc);
+    ifThen(e.eq(e.warpId(), 0), [&] {
+      fence(NVVM::Tcgen05FenceKind::AFTER_THREAD_SYNC);
+      NVVM::Tcgen05DeallocOp::create(b, loc, tmemPtr(tmemBase),
+                                     e.c32(c.allocColumns), group());
+    });
+  }
+
+  void emit() {
+    const GemmPlan &plan = e.plan;
+    allocate();
+    auto producer = scf::IfOp::create(
+        b, loc, e.eq(e.warpId(), plan.producerWarp()), true);
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(producer.thenBlock());
+      e.emitProducer();
+      b.setInsertionPointToStart(producer.elseBlock());
+      auto mma = scf::IfOp::create(b, loc, e.eq(e.warpId(), kMmaWarp), true);
+      b.setInsertionPointToStart(mma.thenBlock());
+      emitMma();
+      b.setInsertionPointToStart(mma.elseBlock());
+      emitEpilogue();
+    }
+    deallocate();
+  }
+};
+
+} // namespace
+
+std::string kernels::tcgen05GemmUnsupportedReason(const GemmPlan &plan) {
+  tgt::Expected<Tcgen05Constants> constants = planConstants(plan);
+  return constants.ok() ? "" : constants.message();
+}
+
+gpu::GPUFuncOp kernels::buildTcgen05GemmKernel(ModuleOp module,
+                                               const GemmPlan &plan,
+                                               TypeRange argTypes,
+                                               StringRef name) {
+  tgt::Expected<Tcgen05Constants> constants = planConstants(plan);
+  assert(constants.ok() && "call tcgen05GemmUnsupportedReason first");
+  return getOrCreateKernel(
+      module, name, argTypes, plan.threads(),
+      [&](OpBuilder &b, Location loc, ValueRange args) {
+        GemmPipelineEmitter e(b, loc, plan, args);
+        Tcgen05Kernel{e, b, loc, *constants, Value()}.emit();
+      });
+}

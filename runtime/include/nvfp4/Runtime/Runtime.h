@@ -1,0 +1,374 @@
+//===- Runtime.h - Load and run nvfp4 kernel bundles ------------*- C++ -*-===//
+//
+// Part of the nvfp4 project.
+//
+//===----------------------------------------------------------------------===//
+//
+// A small launcher, over the CUDA driver API, for the kernels nvfp4-compile
+// writes. A *bundle* is two files:
+//
+//   nvfp4-compile X.mlir --chip=sm_90a --emit=cubin -o k.cubin --report=k.json
+//
+// the kernel image (cubin, or PTX with --emit=ptx) and the JSON manifest
+// (--report): the device buffers the host function uses and where their
+// contents come from, and every kernel launch in order with its grid, block,
+// dynamic shared memory and parameters. This library runs the host function
+// without MLIR:
+//
+//   using namespace nvfp4::runtime;
+//   auto bundle = Bundle::load("k.cubin", "k.json", /*device=*/0);
+//   if (!bundle) { puts(bundle.message().c_str()); return 1; }
+//   auto session = (*bundle)->createSession();              // device buffers
+//   (*session)->setInput(0, x.data(), x.size() * 2);        // argument 0
+//   (*session)->setScalar(1, 42);                           // argument 1
+//   auto stats = (*session)->run();                         // all launches
+//   (*session)->getResult(0, codes.data(), codes.size());   // result 0
+//
+// Semantics (the same as integration_test/run_cases.py):
+//  - a buffer with "argument": N holds host-function argument N (uploaded
+//    as raw bytes by setInput);
+//  - every other buffer starts as 0xAB bytes ("poison") or, with
+//    "zero_initialized", as zeros; with "fill_from_argument": N every
+//    element is then set to scalar argument N (its bits; see Manifest.cpp);
+//  - kernels are launched in manifest order; a pointer parameter gets its
+//    buffer, a scalar parameter its host argument or its constant "value";
+//  - a buffer with "result": N is the host function's result N.
+// Internal buffers are re-initialized before every repetition of run(), so
+// each repetition computes the same thing; argument buffers are uploaded
+// once (the generated kernels never write them).
+//
+// Errors are values (Status / Expected), never exceptions or aborts; a CUDA
+// error carries cuGetErrorName / cuGetErrorString and what was being done.
+// The CUDA driver (libcuda.so.1) is loaded when a Device is first opened,
+// so programs using this library start on machines without one and report
+// ErrorCode::NoDevice.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef NVFP4_RUNTIME_RUNTIME_H
+#define NVFP4_RUNTIME_RUNTIME_H
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+namespace nvfp4::runtime {
+
+//===----------------------------------------------------------------------===//
+// Errors
+//===----------------------------------------------------------------------===//
+
+/// What kind of failure a Status reports. The values are the C API's status
+/// codes (nvfp4-c/Runtime.h); keep them in sync.
+enum class ErrorCode : int {
+  Success = 0,
+  InvalidArgument = 1, ///< a caller mistake: bad index, wrong size, null
+  Io = 2,              ///< a file could not be read or written
+  InvalidManifest = 3, ///< the manifest is not JSON or not a valid manifest
+  NoDevice = 4,        ///< no CUDA driver, no device, or the wrong device
+  Cuda = 5,            ///< a CUDA driver call failed
+  OutOfMemory = 6,     ///< host or device memory exhausted
+};
+
+/// The name of an ErrorCode ("invalid argument", ...).
+const char *errorCodeName(ErrorCode code);
+
+/// Success, or a failure with a code and a one-line message meant to be shown
+/// to the user as is.
+class Status {
+public:
+  static Status success() { return Status(); }
+  static Status error(ErrorCode code, std::string message) {
+    Status result;
+    result.code_ =
+        code == ErrorCode::Success ? ErrorCode::InvalidArgument : code;
+    result.message_ = std::move(message);
+    return result;
+  }
+
+  bool ok() const { return code_ == ErrorCode::Success; }
+  ErrorCode code() const { return code_; }
+  const std::string &message() const { return message_; }
+
+private:
+  Status() = default;
+  ErrorCode code_ = ErrorCode::Success;
+  std::string message_;
+};
+
+/// A value of type T or a failed Status. Check ok() before dereferencing.
+template <typename T> class Expected {
+public:
+  Expected(T value) : value_(std::move(value)), status_(Status::success()) {}
+  Expected(Status error) : status_(std::move(error)) {
+    if (status_.ok())
+      status_ = Status::error(ErrorCode::InvalidArgument,
+                              "internal error: Expected built without a value");
+  }
+
+  bool ok() const { return value_.has_value(); }
+  explicit operator bool() const { return ok(); }
+  const Status &status() const { return status_; }
+  const std::string &message() const { return status_.message(); }
+
+  T &operator*() { return *value_; }
+  const T &operator*() const { return *value_; }
+  T *operator->() { return &*value_; }
+  const T *operator->() const { return &*value_; }
+  T take() { return std::move(*value_); }
+
+private:
+  std::optional<T> value_;
+  Status status_;
+};
+
+//===----------------------------------------------------------------------===//
+// Manifest (no CUDA needed)
+//===----------------------------------------------------------------------===//
+
+/// Element and scalar types the manifest may name ("bf16", "i64", ...).
+enum class ScalarType {
+  I1,
+  I8,
+  I16,
+  I32,
+  I64,
+  Index,
+  F16,
+  BF16,
+  F32,
+  F64,
+  F8E4M3FN,
+  F8E5M2
+};
+
+/// Parses an MLIR type name; nullopt if it is not one of ScalarType.
+std::optional<ScalarType> parseScalarType(std::string_view name);
+/// The MLIR spelling of `type`.
+const char *scalarTypeName(ScalarType type);
+/// Bytes one element of `type` occupies in a device buffer.
+size_t scalarTypeSize(ScalarType type);
+bool isFloatType(ScalarType type);
+
+/// A scalar value as the host gives it: an integer or a floating-point
+/// number. It is converted to the parameter's type at launch.
+struct ScalarValue {
+  bool isFloat = false;
+  int64_t intValue = 0;
+  double floatValue = 0;
+
+  static ScalarValue ofInt(int64_t v) { return {false, v, 0}; }
+  static ScalarValue ofFloat(double v) { return {true, 0, v}; }
+};
+
+/// Parses the text of a value of `type`: for integer types decimal or 0x
+/// hex (64-bit types also take unsigned values up to 2^64-1, as two's
+/// complement), for floating-point types anything strtod reads.
+Expected<ScalarValue> parseScalarValue(ScalarType type, std::string_view text);
+
+/// One device buffer of the host function.
+struct BufferSpec {
+  ScalarType elementType = ScalarType::I8;
+  int64_t elements = 0;
+  int64_t argument = -1;         ///< holds host-function argument N
+  int64_t result = -1;           ///< is host-function result N
+  bool zeroInitialized = false;  ///< starts as zeros (else 0xAB poison)
+  int64_t fillFromArgument = -1; ///< every element set to scalar argument N
+  /// Size in bytes (elements * element size).
+  size_t bytes() const {
+    return static_cast<size_t>(elements) * scalarTypeSize(elementType);
+  }
+};
+
+/// One kernel parameter: a device buffer or a scalar.
+struct ParamSpec {
+  bool isPointer = false;
+  ScalarType type = ScalarType::I64; ///< pointee type for pointers
+  int64_t buffer = -1;               ///< pointers
+  int64_t argument = -1;             ///< scalars from a host argument
+  std::optional<ScalarValue> value;  ///< constant scalars
+};
+
+/// One launch.
+struct KernelSpec {
+  std::string name;
+  std::string op; ///< the nvfp4 op it implements ("nvfp4.quantize")
+  uint32_t grid[3] = {1, 1, 1};
+  uint32_t block[3] = {1, 1, 1};
+  uint32_t sharedMemoryBytes = 0;
+  std::vector<ParamSpec> params;
+};
+
+/// What a host-function argument is to the kernels.
+struct ArgumentSpec {
+  enum Kind { Unused, Array, Scalar } kind = Unused;
+  int64_t buffer = -1;               ///< Array: the buffer it fills
+  ScalarType type = ScalarType::I64; ///< Array: element; Scalar: type
+  size_t bytes = 0;                  ///< Array: bytes setInput expects
+};
+
+/// A parsed and checked manifest: every index refers to something that
+/// exists, every type is known, every launch has a static geometry.
+class Manifest {
+public:
+  /// Parses the JSON text of a manifest; `origin` (a file name) prefixes
+  /// error messages.
+  static Expected<Manifest> parse(std::string_view json,
+                                  std::string_view origin = "manifest");
+  /// Reads and parses a manifest file.
+  static Expected<Manifest> load(const std::string &path);
+
+  const std::string &function() const { return function_; }
+  const std::string &chip() const { return chip_; }
+  const std::vector<BufferSpec> &buffers() const { return buffers_; }
+  const std::vector<KernelSpec> &kernels() const { return kernels_; }
+
+  /// Host-function arguments the kernels use, indexed by argument number
+  /// (arguments the kernels do not use are Unused).
+  const std::vector<ArgumentSpec> &arguments() const { return arguments_; }
+  /// For each host-function result index, the buffer holding it (-1 when
+  /// that result is not a device buffer).
+  const std::vector<int64_t> &results() const { return results_; }
+
+  /// A readable summary (function, arguments, results, launches).
+  std::string describe() const;
+
+private:
+  std::string function_, chip_;
+  std::vector<BufferSpec> buffers_;
+  std::vector<KernelSpec> kernels_;
+  std::vector<ArgumentSpec> arguments_;
+  std::vector<int64_t> results_;
+};
+
+/// What a kernel image file holds, from its first bytes.
+enum class ImageKind { Cubin, Fatbin, PTX, Unknown };
+ImageKind detectImageKind(std::string_view image);
+const char *imageKindName(ImageKind kind);
+
+//===----------------------------------------------------------------------===//
+// Device, bundle, session
+//===----------------------------------------------------------------------===//
+
+class DeviceImpl;
+class BundleImpl;
+class SessionImpl;
+
+/// A CUDA device and its primary context.
+class Device {
+public:
+  /// Loads the CUDA driver (libcuda.so.1, or $NVFP4_CUDA_DRIVER), calls
+  /// cuInit and retains device `ordinal`'s primary context. Fails with
+  /// ErrorCode::NoDevice when there is no driver or no such device.
+  static Expected<std::shared_ptr<Device>> open(int ordinal = 0);
+
+  const std::string &name() const;
+  int ordinal() const;
+  /// Compute capability, e.g. {9, 0} for an H100/H200.
+  std::pair<int, int> computeCapability() const;
+  /// The driver's CUDA version, e.g. 13000.
+  int driverVersion() const;
+
+  ~Device();
+  explicit Device(std::unique_ptr<DeviceImpl> impl);
+  DeviceImpl &impl() { return *impl_; }
+
+private:
+  std::unique_ptr<DeviceImpl> impl_;
+};
+
+class Session;
+
+/// A loaded kernel image (CUmodule) with its manifest, on one device.
+class Bundle : public std::enable_shared_from_this<Bundle> {
+public:
+  /// Reads the kernel image (cubin, fatbin or PTX) and the manifest, checks
+  /// that the image's chip fits the device, loads the module and looks up
+  /// every kernel (setting the dynamic shared memory limit of kernels that
+  /// need more than 48 KiB).
+  static Expected<std::shared_ptr<Bundle>>
+  load(std::shared_ptr<Device> device, const std::string &imagePath,
+       const std::string &manifestPath);
+  /// Reads and checks both files first (their errors need no GPU), then
+  /// opens device `ordinal` and loads the image.
+  static Expected<std::shared_ptr<Bundle>> load(const std::string &imagePath,
+                                                const std::string &manifestPath,
+                                                int ordinal = 0);
+  /// The same from memory.
+  static Expected<std::shared_ptr<Bundle>>
+  loadFromMemory(std::shared_ptr<Device> device, std::string image,
+                 Manifest manifest);
+
+  const Manifest &manifest() const;
+  Device &device() const;
+
+  /// Allocates the manifest's device buffers.
+  Expected<std::unique_ptr<Session>> createSession();
+
+  ~Bundle();
+  explicit Bundle(std::unique_ptr<BundleImpl> impl);
+  BundleImpl &impl() { return *impl_; }
+
+private:
+  std::unique_ptr<BundleImpl> impl_;
+};
+
+/// Timing of run(): one entry per repetition, in milliseconds, measured
+/// with CUDA events around the whole launch sequence.
+struct RunStats {
+  std::vector<float> milliseconds;
+  float min() const;
+  float median() const;
+  float mean() const;
+};
+
+/// The device buffers of one bundle and the arguments given so far. Not
+/// thread-safe; use one session per thread.
+class Session {
+public:
+  /// Uploads host array argument `argument`; `bytes` must be its exact size
+  /// (Manifest::arguments()[argument].bytes).
+  Status setInput(int64_t argument, const void *data, size_t bytes);
+  /// Sets scalar argument `argument` (converted to its type at launch).
+  Status setScalar(int64_t argument, ScalarValue value);
+  /// Any integer (an unsigned 64-bit value is passed as its two's
+  /// complement) or floating-point number.
+  template <typename T, std::enable_if_t<std::is_integral_v<T>, int> = 0>
+  Status setScalar(int64_t argument, T value) {
+    return setScalar(argument, ScalarValue::ofInt(static_cast<int64_t>(value)));
+  }
+  template <typename T, std::enable_if_t<std::is_floating_point_v<T>, int> = 0>
+  Status setScalar(int64_t argument, T value) {
+    return setScalar(argument,
+                     ScalarValue::ofFloat(static_cast<double>(value)));
+  }
+
+  /// Initializes the internal buffers and launches every kernel in order,
+  /// `repeat` times (after `warmup` untimed runs), then synchronizes.
+  Expected<RunStats> run(int repeat = 1, int warmup = 0);
+
+  /// Size in bytes of host-function result `result`.
+  Expected<size_t> resultBytes(int64_t result) const;
+  /// Downloads result `result`; `bytes` must be resultBytes(result).
+  Status getResult(int64_t result, void *data, size_t bytes);
+  /// The device address of buffer `buffer` (for interoperation).
+  Expected<uint64_t> bufferAddress(int64_t buffer) const;
+
+  const Manifest &manifest() const;
+
+  ~Session();
+  explicit Session(std::unique_ptr<SessionImpl> impl);
+
+private:
+  std::unique_ptr<SessionImpl> impl_;
+};
+
+} // namespace nvfp4::runtime
+
+#endif // NVFP4_RUNTIME_RUNTIME_H

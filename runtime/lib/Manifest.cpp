@@ -1,0 +1,603 @@
+//===- Manifest.cpp - The kernel manifest nvfp4-compile --report writes ---===//
+//
+// Part of the nvfp4 project.
+//
+//===----------------------------------------------------------------------===//
+//
+// The manifest is the JSON object lib/Compiler/Compiler.cpp's
+// renderKernelReport writes. Only "buffers" and "kernels" matter here
+// ("function" and "chip" are used in messages and for the device check);
+// everything else (precision report, ptxas statistics) is ignored. Every
+// index is checked, so that a Session never looks outside an array.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Internal.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringSwitch.h"
+#include "llvm/Support/Error.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+
+using namespace nvfp4::runtime;
+namespace json = llvm::json;
+
+//===----------------------------------------------------------------------===//
+// Types and values
+//===----------------------------------------------------------------------===//
+
+std::optional<ScalarType> nvfp4::runtime::parseScalarType(std::string_view n) {
+  return llvm::StringSwitch<std::optional<ScalarType>>(
+             llvm::StringRef(n.data(), n.size()))
+      .Case("i1", ScalarType::I1)
+      .Case("i8", ScalarType::I8)
+      .Case("i16", ScalarType::I16)
+      .Case("i32", ScalarType::I32)
+      .Case("i64", ScalarType::I64)
+      .Case("index", ScalarType::Index)
+      .Case("f16", ScalarType::F16)
+      .Case("bf16", ScalarType::BF16)
+      .Case("f32", ScalarType::F32)
+      .Case("f64", ScalarType::F64)
+      .Case("f8E4M3FN", ScalarType::F8E4M3FN)
+      .Case("f8E5M2", ScalarType::F8E5M2)
+      .Default(std::nullopt);
+}
+
+const char *nvfp4::runtime::scalarTypeName(ScalarType type) {
+  switch (type) {
+  case ScalarType::I1:
+    return "i1";
+  case ScalarType::I8:
+    return "i8";
+  case ScalarType::I16:
+    return "i16";
+  case ScalarType::I32:
+    return "i32";
+  case ScalarType::I64:
+    return "i64";
+  case ScalarType::Index:
+    return "index";
+  case ScalarType::F16:
+    return "f16";
+  case ScalarType::BF16:
+    return "bf16";
+  case ScalarType::F32:
+    return "f32";
+  case ScalarType::F64:
+    return "f64";
+  case ScalarType::F8E4M3FN:
+    return "f8E4M3FN";
+  case ScalarType::F8E5M2:
+    return "f8E5M2";
+  }
+  return "?";
+}
+
+size_t nvfp4::runtime::scalarTypeSize(ScalarType type) {
+  switch (type) {
+  case ScalarType::I1:
+  case ScalarType::I8:
+  case ScalarType::F8E4M3FN:
+  case ScalarType::F8E5M2:
+    return 1;
+  case ScalarType::I16:
+  case ScalarType::F16:
+  case ScalarType::BF16:
+    return 2;
+  case ScalarType::I32:
+  case ScalarType::F32:
+    return 4;
+  case ScalarType::I64:
+  case ScalarType::Index:
+  case ScalarType::F64:
+    return 8;
+  }
+  return 1;
+}
+
+bool nvfp4::runtime::isFloatType(ScalarType type) {
+  switch (type) {
+  case ScalarType::F16:
+  case ScalarType::BF16:
+  case ScalarType::F32:
+  case ScalarType::F64:
+  case ScalarType::F8E4M3FN:
+  case ScalarType::F8E5M2:
+    return true;
+  default:
+    return false;
+  }
+}
+
+bool detail::isSupportedScalarParamType(ScalarType type) {
+  return !isFloatType(type) || type == ScalarType::F32 ||
+         type == ScalarType::F64;
+}
+
+Expected<ScalarValue> nvfp4::runtime::parseScalarValue(ScalarType type,
+                                                       std::string_view text) {
+  std::string s(text);
+  auto bad = [&](const char *what) {
+    return Status::error(ErrorCode::InvalidArgument,
+                         "'" + s + "' is not " + what + " (for " +
+                             scalarTypeName(type) + ")");
+  };
+  if (s.empty())
+    return bad("a number");
+  if (!isFloatType(type)) {
+    // Decimal, or 0x hex; negative values and, for 64-bit types, unsigned
+    // values up to 2^64-1 (reinterpreted as two's complement).
+    const char *begin = s.c_str();
+    char *end = nullptr;
+    errno = 0;
+    long long signedValue = std::strtoll(begin, &end, 0);
+    if (errno == 0 && end && *end == '\0')
+      return ScalarValue::ofInt(signedValue);
+    if (s[0] != '-') {
+      errno = 0;
+      unsigned long long unsignedValue = std::strtoull(begin, &end, 0);
+      if (errno == 0 && end && *end == '\0')
+        return ScalarValue::ofInt(static_cast<int64_t>(unsignedValue));
+    }
+    // The manifest's constants went through a double on the Python side
+    // ("1.000000e+00"): accept integral floating-point spellings.
+    errno = 0;
+    double d = std::strtod(begin, &end);
+    if (end && *end == '\0' && std::isfinite(d) && std::trunc(d) == d &&
+        std::fabs(d) < 9.2e18)
+      return ScalarValue::ofInt(static_cast<int64_t>(d));
+    return bad("an integer");
+  }
+  char *end = nullptr;
+  double d = std::strtod(s.c_str(), &end);
+  if (!end || *end != '\0')
+    return bad("a number");
+  return ScalarValue::ofFloat(d);
+}
+
+Expected<uint64_t> detail::encodeScalar(ScalarType type,
+                                        const ScalarValue &value) {
+  if (isFloatType(type)) {
+    double d =
+        value.isFloat ? value.floatValue : static_cast<double>(value.intValue);
+    if (type == ScalarType::F32) {
+      float f = static_cast<float>(d);
+      uint32_t bits;
+      std::memcpy(&bits, &f, sizeof(bits));
+      return static_cast<uint64_t>(bits);
+    }
+    if (type == ScalarType::F64) {
+      uint64_t bits;
+      std::memcpy(&bits, &d, sizeof(bits));
+      return bits;
+    }
+    return Status::error(ErrorCode::InvalidArgument,
+                         std::string("scalar values of type ") +
+                             scalarTypeName(type) + " are not supported");
+  }
+  int64_t i = value.intValue;
+  if (value.isFloat) {
+    double d = value.floatValue;
+    if (!std::isfinite(d) || std::trunc(d) != d || std::fabs(d) >= 9.2e18)
+      return Status::error(ErrorCode::InvalidArgument,
+                           llvm::formatv("{0} is not an integer (for {1})", d,
+                                         scalarTypeName(type))
+                               .str());
+    i = static_cast<int64_t>(d);
+  }
+  uint64_t bits = static_cast<uint64_t>(i);
+  switch (scalarTypeSize(type)) {
+  case 1:
+    return type == ScalarType::I1 ? (bits & 1) : (bits & 0xFF);
+  case 2:
+    return bits & 0xFFFF;
+  case 4:
+    return bits & 0xFFFFFFFFu;
+  default:
+    return bits;
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// Parsing
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// Largest element count a buffer may have: !nvfp4.tensor's rule T6 (2^47).
+constexpr int64_t kMaxElements = int64_t(1) << 47;
+/// Bound on argument, result and buffer indices (tables are sized by them).
+constexpr int64_t kMaxIndex = int64_t(1) << 20;
+
+class Parser {
+public:
+  explicit Parser(std::string origin) : origin(std::move(origin)) {}
+
+  Status error(const std::string &where, const std::string &message) const {
+    return Status::error(ErrorCode::InvalidManifest,
+                         origin + ": " + (where.empty() ? "" : where + ": ") +
+                             message);
+  }
+
+  /// An optional non-negative integer field (-1 when absent).
+  Status index(const json::Object &object, const char *key,
+               const std::string &where, int64_t &out) const {
+    out = -1;
+    const json::Value *v = object.get(key);
+    if (!v)
+      return Status::success();
+    std::optional<int64_t> i = v->getAsInteger();
+    if (!i || *i < 0)
+      return error(where, std::string("\"") + key +
+                              "\" must be a non-negative integer");
+    if (*i >= kMaxIndex)
+      return error(where,
+                   llvm::formatv("\"{0}\" {1} is out of range", key, *i).str());
+    out = *i;
+    return Status::success();
+  }
+
+  Status dims(const json::Object &object, const char *key,
+              const std::string &where, uint32_t out[3]) const {
+    const json::Array *a = object.getArray(key);
+    if (!a || a->size() != 3)
+      return error(where, std::string("\"") + key +
+                              "\" must be an array of 3 integers");
+    for (size_t d = 0; d < 3; ++d) {
+      std::optional<int64_t> i = (*a)[d].getAsInteger();
+      if (!i)
+        return error(where, std::string("\"") + key +
+                                "\" must be an array of 3 integers");
+      if (*i <= 0 || *i > int64_t(UINT32_MAX))
+        return error(where,
+                     llvm::formatv("{0} [{1}, {2}, {3}] is not static and "
+                                   "positive (computed at run time by the "
+                                   "host function?); this runtime cannot "
+                                   "launch it",
+                                   key, (*a)[0], (*a)[1], (*a)[2])
+                         .str());
+      out[d] = static_cast<uint32_t>(*i);
+    }
+    return Status::success();
+  }
+
+  Status type(const json::Object &object, const char *key,
+              const std::string &where, ScalarType &out) const {
+    std::optional<llvm::StringRef> name = object.getString(key);
+    if (!name)
+      return error(where, std::string("missing \"") + key + "\"");
+    std::optional<ScalarType> t =
+        parseScalarType(std::string_view(name->data(), name->size()));
+    if (!t)
+      return error(where,
+                   "unknown " + std::string(key) + " '" + name->str() + "'");
+    out = *t;
+    return Status::success();
+  }
+
+  std::string origin;
+};
+
+} // namespace
+
+Expected<Manifest>
+nvfp4::runtime::Manifest::parse(std::string_view text,
+                                std::string_view originView) {
+  Parser p{std::string(originView)};
+  llvm::Expected<json::Value> root =
+      json::parse(llvm::StringRef(text.data(), text.size()));
+  if (!root)
+    return p.error("", "not valid JSON: " + llvm::toString(root.takeError()));
+  const json::Object *top = root->getAsObject();
+  if (!top)
+    return p.error("", "not a JSON object");
+
+  Manifest m;
+  if (std::optional<llvm::StringRef> f = top->getString("function"))
+    m.function_ = f->str();
+  if (std::optional<llvm::StringRef> c = top->getString("chip"))
+    m.chip_ = c->str();
+
+  const json::Array *buffers = top->getArray("buffers");
+  if (!buffers)
+    return p.error("", "missing \"buffers\" array");
+  const json::Array *kernels = top->getArray("kernels");
+  if (!kernels)
+    return p.error("", "missing \"kernels\" array");
+
+  for (auto [i, value] : llvm::enumerate(*buffers)) {
+    std::string where = llvm::formatv("buffers[{0}]", i).str();
+    const json::Object *b = value.getAsObject();
+    if (!b)
+      return p.error(where, "not an object");
+    BufferSpec spec;
+    if (Status s = p.type(*b, "element_type", where, spec.elementType); !s.ok())
+      return s;
+    std::optional<int64_t> elements =
+        b->get("elements") ? b->get("elements")->getAsInteger() : std::nullopt;
+    if (!elements || *elements < 0)
+      return p.error(where, "\"elements\" must be a non-negative integer");
+    if (*elements > kMaxElements)
+      return p.error(
+          where,
+          llvm::formatv("{0} elements is more than 2^47", *elements).str());
+    spec.elements = *elements;
+    if (const json::Value *z = b->get("zero_initialized")) {
+      std::optional<bool> flag = z->getAsBoolean();
+      if (!flag)
+        return p.error(where, "\"zero_initialized\" must be true or false");
+      spec.zeroInitialized = *flag;
+    }
+    for (auto [key, field] :
+         {std::pair<const char *, int64_t *>{"argument", &spec.argument},
+          {"result", &spec.result},
+          {"fill_from_argument", &spec.fillFromArgument}})
+      if (Status s = p.index(*b, key, where, *field); !s.ok())
+        return s;
+    m.buffers_.push_back(spec);
+  }
+
+  for (auto [k, value] : llvm::enumerate(*kernels)) {
+    std::string where = llvm::formatv("kernels[{0}]", k).str();
+    const json::Object *o = value.getAsObject();
+    if (!o)
+      return p.error(where, "not an object");
+    KernelSpec spec;
+    std::optional<llvm::StringRef> name = o->getString("name");
+    if (!name || name->empty())
+      return p.error(where, "missing \"name\"");
+    spec.name = name->str();
+    where += " (" + spec.name + ")";
+    if (std::optional<llvm::StringRef> op = o->getString("op"))
+      spec.op = op->str();
+    if (Status s = p.dims(*o, "grid", where, spec.grid); !s.ok())
+      return s;
+    if (Status s = p.dims(*o, "block", where, spec.block); !s.ok())
+      return s;
+    if (const json::Value *smem = o->get("shared_memory_bytes")) {
+      std::optional<int64_t> bytes = smem->getAsInteger();
+      if (!bytes)
+        return p.error(where, "\"shared_memory_bytes\" must be an integer");
+      if (*bytes < 0 || *bytes > int64_t(UINT32_MAX))
+        return p.error(where,
+                       llvm::formatv("shared_memory_bytes {0} is not static "
+                                     "(computed at run time by the host "
+                                     "function?); this runtime cannot "
+                                     "launch it",
+                                     *bytes)
+                           .str());
+      spec.sharedMemoryBytes = static_cast<uint32_t>(*bytes);
+    }
+    const json::Array *params = o->getArray("params");
+    if (!params)
+      return p.error(where, "missing \"params\" array");
+    for (auto [j, pv] : llvm::enumerate(*params)) {
+      std::string pwhere = where + llvm::formatv(": params[{0}]", j).str();
+      const json::Object *po = pv.getAsObject();
+      if (!po)
+        return p.error(pwhere, "not an object");
+      ParamSpec param;
+      std::optional<llvm::StringRef> type = po->getString("type");
+      if (!type)
+        return p.error(pwhere, "missing \"type\"");
+      if (*type == "ptr") {
+        param.isPointer = true;
+        if (po->get("element_type"))
+          if (Status s = p.type(*po, "element_type", pwhere, param.type);
+              !s.ok())
+            return s;
+        if (Status s = p.index(*po, "buffer", pwhere, param.buffer); !s.ok())
+          return s;
+        if (param.buffer < 0)
+          return p.error(pwhere, "pointer parameter without \"buffer\"");
+        if (param.buffer >= int64_t(m.buffers_.size()))
+          return p.error(pwhere,
+                         llvm::formatv("buffer {0} does not exist (there are "
+                                       "{1} buffers)",
+                                       param.buffer, m.buffers_.size())
+                             .str());
+      } else {
+        if (Status s = p.type(*po, "type", pwhere, param.type); !s.ok())
+          return s;
+        if (!detail::isSupportedScalarParamType(param.type))
+          return p.error(pwhere, "scalar parameters of type " + type->str() +
+                                     " are not supported");
+        if (Status s = p.index(*po, "argument", pwhere, param.argument);
+            !s.ok())
+          return s;
+        if (const json::Value *v = po->get("value")) {
+          std::string valueText;
+          if (std::optional<llvm::StringRef> str = v->getAsString())
+            valueText = str->str();
+          else if (v->getAsNumber())
+            llvm::raw_string_ostream(valueText) << *v;
+          else
+            return p.error(pwhere, "\"value\" must be a string or a number");
+          Expected<ScalarValue> parsed =
+              parseScalarValue(param.type, valueText);
+          if (!parsed.ok())
+            return p.error(pwhere, "\"value\": " + parsed.message());
+          param.value = *parsed;
+        }
+        if (param.argument < 0 && !param.value)
+          return p.error(pwhere,
+                         "scalar parameter with neither \"argument\" nor "
+                         "\"value\" (computed by the host function); this "
+                         "runtime cannot launch it");
+      }
+      spec.params.push_back(param);
+    }
+    m.kernels_.push_back(std::move(spec));
+  }
+
+  // Host-function arguments: one buffer per array argument, one type per
+  // scalar argument.
+  auto argumentSlot = [&](int64_t index) -> ArgumentSpec & {
+    if (index >= int64_t(m.arguments_.size()))
+      m.arguments_.resize(index + 1);
+    return m.arguments_[index];
+  };
+  for (auto [i, b] : llvm::enumerate(m.buffers_)) {
+    if (b.argument < 0)
+      continue;
+    std::string where = llvm::formatv("buffers[{0}]", i).str();
+    ArgumentSpec &arg = argumentSlot(b.argument);
+    if (arg.kind == ArgumentSpec::Array)
+      return p.error(where, llvm::formatv("argument {0} already fills "
+                                          "buffer {1}",
+                                          b.argument, arg.buffer)
+                                .str());
+    arg.kind = ArgumentSpec::Array;
+    arg.buffer = static_cast<int64_t>(i);
+    arg.type = b.elementType;
+    arg.bytes = b.bytes();
+  }
+  for (auto [k, kernel] : llvm::enumerate(m.kernels_)) {
+    for (auto [j, param] : llvm::enumerate(kernel.params)) {
+      if (param.isPointer || param.argument < 0)
+        continue;
+      ArgumentSpec &arg = argumentSlot(param.argument);
+      if (arg.kind == ArgumentSpec::Array)
+        return p.error(
+            llvm::formatv("kernels[{0}] ({1}): params[{2}]", k, kernel.name, j)
+                .str(),
+            llvm::formatv("argument {0} is a scalar here but fills buffer "
+                          "{1}",
+                          param.argument, arg.buffer)
+                .str());
+      if (arg.kind == ArgumentSpec::Unused) {
+        arg.kind = ArgumentSpec::Scalar;
+        arg.type = param.type;
+      }
+    }
+  }
+  for (auto [i, b] : llvm::enumerate(m.buffers_)) {
+    if (b.fillFromArgument < 0)
+      continue;
+    std::string where = llvm::formatv("buffers[{0}]", i).str();
+    ArgumentSpec &arg = argumentSlot(b.fillFromArgument);
+    if (arg.kind == ArgumentSpec::Array)
+      return p.error(where, llvm::formatv("fill_from_argument {0} is an "
+                                          "array argument",
+                                          b.fillFromArgument)
+                                .str());
+    // The only producer today is nvfp4.quantize with an explicit amax: an
+    // f32 argument bitcast to the i32 buffer the kernel reads (see
+    // QuantizeKernels.cpp). Unless a kernel parameter says otherwise, the
+    // argument is therefore an f32.
+    if (arg.kind == ArgumentSpec::Unused) {
+      arg.kind = ArgumentSpec::Scalar;
+      arg.type = ScalarType::F32;
+    }
+    if (scalarTypeSize(arg.type) != scalarTypeSize(b.elementType))
+      return p.error(where,
+                     llvm::formatv("fill_from_argument {0} is a {1} scalar, "
+                                   "which cannot fill {2} elements",
+                                   b.fillFromArgument, scalarTypeName(arg.type),
+                                   scalarTypeName(b.elementType))
+                         .str());
+  }
+
+  for (auto [i, b] : llvm::enumerate(m.buffers_)) {
+    if (b.result < 0)
+      continue;
+    if (b.result >= int64_t(m.results_.size()))
+      m.results_.resize(b.result + 1, -1);
+    if (m.results_[b.result] >= 0)
+      return p.error(llvm::formatv("buffers[{0}]", i).str(),
+                     llvm::formatv("result {0} is already buffer {1}", b.result,
+                                   m.results_[b.result])
+                         .str());
+    m.results_[b.result] = static_cast<int64_t>(i);
+  }
+  return m;
+}
+
+Expected<Manifest> nvfp4::runtime::Manifest::load(const std::string &path) {
+  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> file =
+      llvm::MemoryBuffer::getFile(path, /*IsText=*/true);
+  if (!file)
+    return Status::error(ErrorCode::Io, "cannot read manifest '" + path +
+                                            "': " + file.getError().message());
+  llvm::StringRef text = (*file)->getBuffer();
+  return parse(std::string_view(text.data(), text.size()), path);
+}
+
+std::string nvfp4::runtime::Manifest::describe() const {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << "function " << (function_.empty() ? "?" : function_) << " for "
+     << (chip_.empty() ? "?" : chip_) << ": " << kernels_.size()
+     << " launches, " << buffers_.size() << " buffers\n";
+  auto array = [&](const BufferSpec &b) {
+    os << b.elements << " x " << scalarTypeName(b.elementType) << " ("
+       << b.bytes() << " bytes)";
+  };
+  for (auto [i, a] : llvm::enumerate(arguments_)) {
+    os << "argument " << i << ": ";
+    if (a.kind == ArgumentSpec::Unused)
+      os << "unused by the kernels";
+    else if (a.kind == ArgumentSpec::Scalar)
+      os << "scalar " << scalarTypeName(a.type);
+    else {
+      os << "array ";
+      array(buffers_[a.buffer]);
+      os << ", buffer " << a.buffer;
+    }
+    os << "\n";
+  }
+  for (auto [i, buffer] : llvm::enumerate(results_)) {
+    os << "result " << i << ": ";
+    if (buffer < 0) {
+      os << "not a device buffer\n";
+      continue;
+    }
+    array(buffers_[buffer]);
+    os << ", buffer " << buffer << "\n";
+  }
+  for (auto [i, b] : llvm::enumerate(buffers_)) {
+    os << "buffer " << i << ": ";
+    array(b);
+    if (b.argument >= 0)
+      os << ", argument " << b.argument;
+    else if (b.zeroInitialized)
+      os << ", zero-initialized";
+    else
+      os << ", poisoned (0xAB)";
+    if (b.fillFromArgument >= 0)
+      os << ", filled with argument " << b.fillFromArgument;
+    if (b.result >= 0)
+      os << ", result " << b.result;
+    os << "\n";
+  }
+  for (auto [i, k] : llvm::enumerate(kernels_)) {
+    os << "launch " << i << ": " << k.name << " grid " << k.grid[0] << "x"
+       << k.grid[1] << "x" << k.grid[2] << " block " << k.block[0] << "x"
+       << k.block[1] << "x" << k.block[2] << " shared " << k.sharedMemoryBytes
+       << " (";
+    for (auto [j, param] : llvm::enumerate(k.params)) {
+      if (j)
+        os << ", ";
+      if (param.isPointer)
+        os << "buffer " << param.buffer;
+      else if (param.argument >= 0)
+        os << scalarTypeName(param.type) << " argument " << param.argument;
+      else
+        os << scalarTypeName(param.type) << " "
+           << (param.value->isFloat
+                   ? llvm::formatv("{0}", param.value->floatValue).str()
+                   : std::to_string(param.value->intValue));
+    }
+    os << ")\n";
+  }
+  return text;
+}
