@@ -57,7 +57,8 @@ def NVFP4AssignPrecision : Pass<"nvfp4-assign-precision", "ModuleOp"> {
 
     Cost: linear in the size of the module for a stack of blocks (each
     residual connection looks only at the ops between its two operands);
-    10,000 blocks take about a second (docs/Testing.md, "Resource limits").
+    10,000 blocks add one or two seconds to parsing and printing
+    (docs/Testing.md, "Resource limits").
 
     Example (`keep-first=1 keep-last=0`):
 
