@@ -524,3 +524,11 @@ void GemmPipelineEmitter::storeOutput(Value tileRow, Value tileCol,
       index(col));
   memref::StoreOp::create(b, loc, scaled, args[7], ValueRange{flat});
 }
+
+void GemmPipelineEmitter::storeMmaFragment(Value tileRow0, Value tileCol0,
+                                           ValueRange c, Value scale) {
+  Value row = add(tileRow0, lshr(lane, 2));
+  Value col = add(tileCol0, mul(andi(lane, 3), c32(2)));
+  for (int64_t j = 0; j < 4; ++j)
+    storeOutput(add(row, c32(j / 2 * 8)), add(col, c32(j % 2)), c[j], scale);
+}

@@ -231,6 +231,11 @@ public:
   /// Stores `value` (f32, before scaling by `scale`) at C[row, col] of this
   /// CTA's tile if (row, col) is inside the matrix.
   void storeOutput(Value tileRow, Value tileCol, Value value, Value scale);
+  /// Stores the four FP32 values `c` of one mma.sync m16n8 accumulator
+  /// fragment whose tile starts at (tileRow0, tileCol0): lane (g, t) holds
+  /// rows g and g + 8, columns 2t and 2t + 1 (PTX ISA 9.7.14.5).
+  void storeMmaFragment(Value tileRow0, Value tileCol0, ValueRange c,
+                        Value scale);
 
   OpBuilder &b;
   Location loc;

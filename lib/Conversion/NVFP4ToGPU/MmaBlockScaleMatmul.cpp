@@ -170,17 +170,12 @@ struct MmaBlockScaleConsumer {
       scf::YieldOp::create(b, loc, stepLoop.getResults());
     }
 
-    // Epilogue: lane (g, t) holds rows g, g + 8 and columns 2t, 2t + 1 of
-    // each m16n8 tile (PTX ISA 9.7.14.5, the FP32 accumulator fragment).
     Value scale = e.epilogueScale();
     for (int64_t mi = 0; mi < kMTiles; ++mi)
       for (int64_t ni = 0; ni < kNTiles; ++ni)
-        for (int64_t j = 0; j < 4; ++j) {
-          Value row = e.add(e.add(rowsA[mi], g), e.c32(j / 2 * 8));
-          Value col = e.add(e.add(rowsB[ni], e.c32(j % 2)), e.mul(t, e.c32(2)));
-          e.storeOutput(row, col,
-                        kLoop.getResult((mi * kNTiles + ni) * 4 + j), scale);
-        }
+        e.storeMmaFragment(
+            rowsA[mi], rowsB[ni],
+            kLoop.getResults().slice((mi * kNTiles + ni) * 4, 4), scale);
   }
 };
 

@@ -237,19 +237,13 @@ struct MmaSyncConsumer {
       scf::YieldOp::create(b, loc, qLoop.getResults());
     }
 
-    // Epilogue: lane (g, t) holds rows g, g + 8 and columns 2t, 2t + 1 of
-    // each m16n8 tile.
     Value scale = e.epilogueScale();
     for (int64_t mi = 0; mi < kMTiles; ++mi)
       for (int64_t ni = 0; ni < kNTiles; ++ni)
-        for (int64_t j = 0; j < 4; ++j) {
-          Value row = rowsA[2 * mi + j / 2];
-          Value col = e.add(e.add(e.mul(warpN, e.c32(kWarpTileN)),
-                                  e.c32(ni * 8 + j % 2)),
-                            e.mul(t, e.c32(2)));
-          e.storeOutput(row, col,
-                        kLoop.getResult((mi * kNTiles + ni) * 4 + j), scale);
-        }
+        e.storeMmaFragment(
+            e.add(e.mul(warpM, e.c32(kWarpTileM)), e.c32(mi * 16)),
+            e.add(e.mul(warpN, e.c32(kWarpTileN)), e.c32(ni * 8)),
+            kLoop.getResults().slice((mi * kNTiles + ni) * 4, 4), scale);
   }
 };
 
