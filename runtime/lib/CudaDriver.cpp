@@ -82,6 +82,10 @@ LoadedDriver loadDriver() {
   }
   NVFP4_CUDA_FUNCTIONS(NVFP4_CUDA_LOOKUP)
 #undef NVFP4_CUDA_LOOKUP
+#define NVFP4_CUDA_LOOKUP_OPTIONAL(name)                                       \
+  lookup(driver.handle, driver.name, NVFP4_EXPANDED_NAME(name));
+  NVFP4_CUDA_OPTIONAL_FUNCTIONS(NVFP4_CUDA_LOOKUP_OPTIONAL)
+#undef NVFP4_CUDA_LOOKUP_OPTIONAL
 
   CUresult result = driver.cuInit(0);
   if (result != CUDA_SUCCESS) {

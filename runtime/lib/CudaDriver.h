@@ -64,8 +64,14 @@ struct CudaDriver {
   X(cuEventElapsedTime)                                                        \
   X(cuLaunchKernel)
 
+/// Entry points only some bundles need; they are null when the driver
+/// lacks them (cuTensorMapEncodeTiled: CUDA 12.0), and the session that
+/// needs one says so.
+#define NVFP4_CUDA_OPTIONAL_FUNCTIONS(X) X(cuTensorMapEncodeTiled)
+
 #define NVFP4_CUDA_MEMBER(name) decltype(&::name) name = nullptr;
   NVFP4_CUDA_FUNCTIONS(NVFP4_CUDA_MEMBER)
+  NVFP4_CUDA_OPTIONAL_FUNCTIONS(NVFP4_CUDA_MEMBER)
 #undef NVFP4_CUDA_MEMBER
 
   void *handle = nullptr;

@@ -10,6 +10,7 @@
 #include "nvfp4/Runtime/Runtime.h"
 
 #include <cstdint>
+#include <string>
 
 namespace nvfp4::runtime::detail {
 
@@ -21,6 +22,16 @@ bool isSupportedScalarParamType(ScalarType type);
 /// integers are truncated to the type's width (two's complement), floats
 /// rounded to it; a non-integral float for an integer type is an error.
 Expected<uint64_t> encodeScalar(ScalarType type, const ScalarValue &value);
+
+/// "tensormap buffer 3 [2x200x512 i8, box 1x128x128, swizzle 128B, l2 256B,
+/// oob zero]" (for describe() and messages).
+std::string describeTensorMap(const TensorMapSpec &spec);
+
+/// "cuTensorMapEncodeTiled(UINT8, rank 3, globalDim [512, 200, 2], ...)":
+/// the driver arguments with cuda.h's enumerator names (less the common
+/// CU_TENSOR_MAP_ prefix); runtime/python/nvfp4_tensormap.py prints the
+/// same text, and test/Runtime compares the two.
+std::string describeTensorMapEncoding(const TensorMapEncoding &encoding);
 
 } // namespace nvfp4::runtime::detail
 

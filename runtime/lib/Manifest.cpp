@@ -26,6 +26,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <iterator>
 
 using namespace nvfp4::runtime;
 namespace json = llvm::json;
@@ -208,6 +209,224 @@ Expected<uint64_t> detail::encodeScalar(ScalarType type,
 }
 
 //===----------------------------------------------------------------------===//
+// Tensor maps
+//===----------------------------------------------------------------------===//
+
+const char *nvfp4::runtime::tensorMapSwizzleName(TensorMapSwizzle swizzle) {
+  switch (swizzle) {
+  case TensorMapSwizzle::None:
+    return "none";
+  case TensorMapSwizzle::B32:
+    return "32B";
+  case TensorMapSwizzle::B64:
+    return "64B";
+  case TensorMapSwizzle::B128:
+    return "128B";
+  }
+  return "?";
+}
+
+const char *
+nvfp4::runtime::tensorMapL2PromotionName(TensorMapL2Promotion promotion) {
+  switch (promotion) {
+  case TensorMapL2Promotion::None:
+    return "none";
+  case TensorMapL2Promotion::B64:
+    return "64B";
+  case TensorMapL2Promotion::B128:
+    return "128B";
+  case TensorMapL2Promotion::B256:
+    return "256B";
+  }
+  return "?";
+}
+
+const char *nvfp4::runtime::tensorMapOobFillName(TensorMapOobFill fill) {
+  switch (fill) {
+  case TensorMapOobFill::Zero:
+    return "zero";
+  case TensorMapOobFill::NanRequestZeroFma:
+    return "nan";
+  }
+  return "?";
+}
+
+namespace {
+
+// CUtensorMapDataType values (cuda.h; Runtime.cpp checks them).
+constexpr int kTmUint8 = 0, kTmUint16 = 1, kTmInt32 = 3, kTmInt64 = 5,
+              kTmFloat16 = 6, kTmFloat32 = 7, kTmFloat64 = 8,
+              kTmBfloat16 = 9;
+
+/// The CUtensorMapDataType of a tensor map's element type; -1 if TMA cannot
+/// copy it. The 8-bit floats are copied as bytes.
+int tensorMapDataType(ScalarType type) {
+  switch (type) {
+  case ScalarType::I8:
+  case ScalarType::F8E4M3FN:
+  case ScalarType::F8E5M2:
+    return kTmUint8;
+  case ScalarType::I16:
+    return kTmUint16;
+  case ScalarType::F16:
+    return kTmFloat16;
+  case ScalarType::BF16:
+    return kTmBfloat16;
+  case ScalarType::I32:
+    return kTmInt32;
+  case ScalarType::F32:
+    return kTmFloat32;
+  case ScalarType::I64:
+    return kTmInt64;
+  case ScalarType::F64:
+    return kTmFloat64;
+  case ScalarType::I1:
+  case ScalarType::Index:
+    return -1;
+  }
+  return -1;
+}
+
+std::string joinDims(const std::vector<int64_t> &dims,
+                     const char *separator = "x") {
+  std::string text;
+  for (size_t i = 0; i < dims.size(); ++i)
+    text += (i ? separator : "") + std::to_string(dims[i]);
+  return text;
+}
+
+} // namespace
+
+std::string detail::describeTensorMap(const TensorMapSpec &tm) {
+  return "tensormap buffer " + std::to_string(tm.buffer) + " [" +
+         joinDims(tm.dims) + " " + scalarTypeName(tm.elementType) + ", box " +
+         joinDims(tm.box) + ", swizzle " + tensorMapSwizzleName(tm.swizzle) +
+         ", l2 " + tensorMapL2PromotionName(tm.l2Promotion) + ", oob " +
+         tensorMapOobFillName(tm.oobFill) + "]";
+}
+
+std::string detail::describeTensorMapEncoding(const TensorMapEncoding &e) {
+  static const char *const dataTypes[] = {"UINT8",   "UINT16",  "UINT32",
+                                          "INT32",   "UINT64",  "INT64",
+                                          "FLOAT16", "FLOAT32", "FLOAT64",
+                                          "BFLOAT16"};
+  static const char *const swizzles[] = {"SWIZZLE_NONE", "SWIZZLE_32B",
+                                         "SWIZZLE_64B", "SWIZZLE_128B"};
+  static const char *const promotions[] = {
+      "L2_PROMOTION_NONE", "L2_PROMOTION_L2_64B", "L2_PROMOTION_L2_128B",
+      "L2_PROMOTION_L2_256B"};
+  static const char *const fills[] = {"FLOAT_OOB_FILL_NONE",
+                                      "FLOAT_OOB_FILL_NAN_REQUEST_ZERO_FMA"};
+  auto name = [](const auto &names, int value) -> std::string {
+    if (value >= 0 && size_t(value) < std::size(names))
+      return names[value];
+    return std::to_string(value);
+  };
+  auto list = [](const auto *values, size_t n) {
+    std::string text = "[";
+    for (size_t i = 0; i < n; ++i)
+      text += (i ? ", " : "") + std::to_string(values[i]);
+    return text + "]";
+  };
+  return "cuTensorMapEncodeTiled(" + name(dataTypes, e.dataType) + ", rank " +
+         std::to_string(e.rank) + ", globalDim " +
+         list(e.globalDim, e.rank) + ", globalStrides " +
+         list(e.globalStrides, e.rank ? e.rank - 1 : 0) + ", boxDim " +
+         list(e.boxDim, e.rank) + ", elementStrides " +
+         list(e.elementStrides, e.rank) + ", " +
+         (e.interleave == 0 ? std::string("INTERLEAVE_NONE")
+                            : std::to_string(e.interleave)) +
+         ", " + name(swizzles, e.swizzle) + ", " +
+         name(promotions, e.l2Promotion) + ", " + name(fills, e.oobFill) + ")";
+}
+
+Expected<TensorMapEncoding>
+nvfp4::runtime::computeTensorMapEncoding(const TensorMapSpec &spec) {
+  auto bad = [](const std::string &message) {
+    return Status::error(ErrorCode::InvalidManifest, message);
+  };
+  TensorMapEncoding e;
+  e.dataType = tensorMapDataType(spec.elementType);
+  if (e.dataType < 0)
+    return bad(std::string("tensor maps of ") +
+               scalarTypeName(spec.elementType) + " elements are not supported");
+  size_t rank = spec.dims.size();
+  if (rank < 1 || rank > TensorMapEncoding::kMaxRank)
+    return bad(llvm::formatv("\"dims\" has {0} entries; a tensor map has 1 "
+                             "to {1} dimensions",
+                             rank, TensorMapEncoding::kMaxRank)
+                   .str());
+  if (spec.box.size() != rank)
+    return bad(llvm::formatv("\"box\" has {0} entries, \"dims\" {1}",
+                             spec.box.size(), rank)
+                   .str());
+  e.rank = static_cast<uint32_t>(rank);
+  uint64_t elementBytes = scalarTypeSize(spec.elementType);
+  // cuda.h's order is innermost first: entry i is dims[rank - 1 - i].
+  for (size_t i = 0; i < rank; ++i) {
+    int64_t dim = spec.dims[rank - 1 - i];
+    int64_t box = spec.box[rank - 1 - i];
+    if (dim < 1 || dim > (int64_t(1) << 32))
+      return bad(llvm::formatv("dims[{0}] = {1} is not in [1, 2^32]",
+                               rank - 1 - i, dim)
+                     .str());
+    if (box < 1 || box > 256)
+      return bad(llvm::formatv("box[{0}] = {1} is not in [1, 256]",
+                               rank - 1 - i, box)
+                     .str());
+    e.globalDim[i] = static_cast<uint64_t>(dim);
+    e.boxDim[i] = static_cast<uint32_t>(box);
+    e.elementStrides[i] = 1;
+  }
+  // globalStrides[i]: bytes between consecutive indices of cuda.h dimension
+  // i + 1 (dense, row-major).
+  constexpr uint64_t kStrideLimit = uint64_t(1) << 40;
+  uint64_t stride = elementBytes;
+  for (size_t i = 0; i + 1 < rank; ++i) {
+    // stride < 2^40 and globalDim <= 2^32: test before multiplying.
+    if (e.globalDim[i] >= (kStrideLimit + stride - 1) / stride)
+      return bad(llvm::formatv("the byte stride of dims[{0}] is 2^40 or "
+                               "more; TMA needs less",
+                               rank - 2 - i)
+                     .str());
+    stride *= e.globalDim[i];
+    if (stride % 16 != 0)
+      return bad(llvm::formatv("the byte stride of dims[{0}] is {1}; TMA "
+                               "needs a multiple of 16",
+                               rank - 2 - i, stride)
+                     .str());
+    e.globalStrides[i] = stride;
+  }
+  uint64_t innerBoxBytes = e.boxDim[0] * elementBytes;
+  if (innerBoxBytes % 16 != 0)
+    return bad(llvm::formatv("the inner box dimension box[{0}] = {1} is {2} "
+                             "bytes; TMA needs a multiple of 16",
+                             rank - 1, e.boxDim[0], innerBoxBytes)
+                   .str());
+  uint64_t span = spec.swizzle == TensorMapSwizzle::B32    ? 32
+                  : spec.swizzle == TensorMapSwizzle::B64  ? 64
+                  : spec.swizzle == TensorMapSwizzle::B128 ? 128
+                                                           : 0;
+  if (span && innerBoxBytes > span)
+    return bad(llvm::formatv("the inner box dimension box[{0}] = {1} is {2} "
+                             "bytes, more than the {3} swizzle span",
+                             rank - 1, e.boxDim[0], innerBoxBytes,
+                             tensorMapSwizzleName(spec.swizzle))
+                   .str());
+  bool isFloat = e.dataType == kTmFloat16 || e.dataType == kTmFloat32 ||
+                 e.dataType == kTmFloat64 || e.dataType == kTmBfloat16;
+  if (spec.oobFill == TensorMapOobFill::NanRequestZeroFma && !isFloat)
+    return bad(std::string("oob_fill \"nan\" needs a floating-point element "
+                           "type, not ") +
+               scalarTypeName(spec.elementType));
+  e.interleave = 0;
+  e.swizzle = static_cast<int>(spec.swizzle);
+  e.l2Promotion = static_cast<int>(spec.l2Promotion);
+  e.oobFill = static_cast<int>(spec.oobFill);
+  return e;
+}
+
+//===----------------------------------------------------------------------===//
 // Parsing
 //===----------------------------------------------------------------------===//
 
@@ -270,6 +489,49 @@ public:
     return Status::success();
   }
 
+  /// A required array of integers (any count; the caller checks it).
+  Status intArray(const json::Object &object, const char *key,
+                  const std::string &where, std::vector<int64_t> &out) const {
+    const json::Array *a = object.getArray(key);
+    if (!a)
+      return error(where, std::string("\"") + key +
+                              "\" must be an array of integers");
+    out.clear();
+    for (const json::Value &v : *a) {
+      std::optional<int64_t> i = v.getAsInteger();
+      if (!i)
+        return error(where, std::string("\"") + key +
+                                "\" must be an array of integers");
+      out.push_back(*i);
+    }
+    return Status::success();
+  }
+
+  /// An optional string field that must be one of `names` (index into
+  /// `names` in `out`; unchanged when absent).
+  template <typename E, size_t N>
+  Status choice(const json::Object &object, const char *key,
+                const std::string &where, const char *const (&names)[N],
+                E &out) const {
+    const json::Value *v = object.get(key);
+    if (!v)
+      return Status::success();
+    std::optional<llvm::StringRef> text = v->getAsString();
+    std::string allowed;
+    for (size_t i = 0; i < N; ++i)
+      allowed += std::string(i ? ", " : "") + "\"" + names[i] + "\"";
+    if (!text)
+      return error(where, std::string("\"") + key + "\" must be one of " +
+                              allowed);
+    for (size_t i = 0; i < N; ++i)
+      if (*text == names[i]) {
+        out = static_cast<E>(i);
+        return Status::success();
+      }
+    return error(where, "unknown " + std::string(key) + " '" + text->str() +
+                            "' (expected " + allowed + ")");
+  }
+
   Status type(const json::Object &object, const char *key,
               const std::string &where, ScalarType &out) const {
     std::optional<llvm::StringRef> name = object.getString(key);
@@ -288,6 +550,74 @@ public:
 };
 
 } // namespace
+
+/// A {"type": "tensormap"} parameter: its buffer exists, its fields are
+/// known, the driver's rules hold (computeTensorMapEncoding) and its dims
+/// cover exactly the buffer.
+static Status parseTensorMap(const Parser &p, const json::Object &po,
+                             const std::string &where,
+                             const std::vector<BufferSpec> &buffers,
+                             ParamSpec &param) {
+  param.kind = ParamSpec::TensorMap;
+  TensorMapSpec tm;
+  if (Status s = p.index(po, "buffer", where, tm.buffer); !s.ok())
+    return s;
+  if (tm.buffer < 0)
+    return p.error(where, "tensormap parameter without \"buffer\"");
+  if (tm.buffer >= int64_t(buffers.size()))
+    return p.error(where, llvm::formatv("buffer {0} does not exist (there "
+                                        "are {1} buffers)",
+                                        tm.buffer, buffers.size())
+                              .str());
+  const BufferSpec &buffer = buffers[tm.buffer];
+  // "ui8" (unsigned bytes, how the compiler may name the copy's type) is i8
+  // here; without "element_type" the buffer's is used.
+  tm.elementType = buffer.elementType;
+  if (std::optional<llvm::StringRef> name = po.getString("element_type");
+      name && *name == "ui8")
+    tm.elementType = ScalarType::I8;
+  else if (po.get("element_type"))
+    if (Status s = p.type(po, "element_type", where, tm.elementType); !s.ok())
+      return s;
+  if (Status s = p.intArray(po, "dims", where, tm.dims); !s.ok())
+    return s;
+  if (Status s = p.intArray(po, "box", where, tm.box); !s.ok())
+    return s;
+  static const char *const swizzles[] = {"none", "32B", "64B", "128B"};
+  static const char *const promotions[] = {"none", "64B", "128B", "256B"};
+  static const char *const fills[] = {"zero", "nan"};
+  if (Status s = p.choice(po, "swizzle", where, swizzles, tm.swizzle); !s.ok())
+    return s;
+  if (Status s =
+          p.choice(po, "l2_promotion", where, promotions, tm.l2Promotion);
+      !s.ok())
+    return s;
+  if (Status s = p.choice(po, "oob_fill", where, fills, tm.oobFill); !s.ok())
+    return s;
+  Expected<TensorMapEncoding> encoding = computeTensorMapEncoding(tm);
+  if (!encoding.ok())
+    return p.error(where, "tensormap: " + encoding.message());
+  // Each dim is in [1, 2^32] (checked above): saturate rather than
+  // overflow; a saturated product matches no buffer.
+  const uint64_t cap = uint64_t(kMaxElements) * 16;
+  uint64_t elements = 1;
+  for (int64_t d : tm.dims)
+    elements = elements > cap / uint64_t(d) ? cap : elements * uint64_t(d);
+  if (elements * scalarTypeSize(tm.elementType) != buffer.bytes())
+    return p.error(
+        where,
+        llvm::formatv("tensormap dims [{0}] hold {1}{2} x {3}, but buffer "
+                      "{4} is {5} x {6} ({7} bytes)",
+                      joinDims(tm.dims, ", "), elements == cap ? ">= " : "",
+                      elements, scalarTypeName(tm.elementType), tm.buffer,
+                      buffer.elements, scalarTypeName(buffer.elementType),
+                      buffer.bytes())
+            .str());
+  param.type = tm.elementType;
+  param.buffer = tm.buffer;
+  param.tensorMap = std::move(tm);
+  return Status::success();
+}
 
 Expected<Manifest>
 nvfp4::runtime::Manifest::parse(std::string_view text,
@@ -389,8 +719,12 @@ nvfp4::runtime::Manifest::parse(std::string_view text,
       std::optional<llvm::StringRef> type = po->getString("type");
       if (!type)
         return p.error(pwhere, "missing \"type\"");
-      if (*type == "ptr") {
-        param.isPointer = true;
+      if (*type == "tensormap") {
+        if (Status s = parseTensorMap(p, *po, pwhere, m.buffers_, param);
+            !s.ok())
+          return s;
+      } else if (*type == "ptr") {
+        param.kind = ParamSpec::Pointer;
         if (po->get("element_type"))
           if (Status s = p.type(*po, "element_type", pwhere, param.type);
               !s.ok())
@@ -463,7 +797,7 @@ nvfp4::runtime::Manifest::parse(std::string_view text,
   }
   for (auto [k, kernel] : llvm::enumerate(m.kernels_)) {
     for (auto [j, param] : llvm::enumerate(kernel.params)) {
-      if (param.isPointer || param.argument < 0)
+      if (!param.isScalar() || param.argument < 0)
         continue;
       ArgumentSpec &arg = argumentSlot(param.argument);
       if (arg.kind == ArgumentSpec::Array)
@@ -587,8 +921,10 @@ std::string nvfp4::runtime::Manifest::describe() const {
     for (auto [j, param] : llvm::enumerate(k.params)) {
       if (j)
         os << ", ";
-      if (param.isPointer)
+      if (param.isPointer())
         os << "buffer " << param.buffer;
+      else if (param.isTensorMap())
+        os << detail::describeTensorMap(*param.tensorMap);
       else if (param.argument >= 0)
         os << scalarTypeName(param.type) << " argument " << param.argument;
       else
@@ -598,6 +934,15 @@ std::string nvfp4::runtime::Manifest::describe() const {
                    : std::to_string(param.value->intValue));
     }
     os << ")\n";
+    // What a session passes to the driver for each tensor map.
+    for (auto [j, param] : llvm::enumerate(k.params)) {
+      if (!param.isTensorMap())
+        continue;
+      Expected<TensorMapEncoding> e = computeTensorMapEncoding(*param.tensorMap);
+      os << "  param " << j << ": "
+         << (e.ok() ? detail::describeTensorMapEncoding(*e) : e.message())
+         << "\n";
+    }
   }
   return text;
 }

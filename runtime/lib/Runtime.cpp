@@ -18,6 +18,31 @@
 using namespace nvfp4::runtime;
 using namespace nvfp4::runtime::detail;
 
+// Runtime.h mirrors these cuda.h enumerations without including cuda.h;
+// computeTensorMapEncoding (Manifest.cpp) uses the data type values.
+static_assert(int(TensorMapSwizzle::None) == CU_TENSOR_MAP_SWIZZLE_NONE &&
+              int(TensorMapSwizzle::B32) == CU_TENSOR_MAP_SWIZZLE_32B &&
+              int(TensorMapSwizzle::B64) == CU_TENSOR_MAP_SWIZZLE_64B &&
+              int(TensorMapSwizzle::B128) == CU_TENSOR_MAP_SWIZZLE_128B);
+static_assert(
+    int(TensorMapL2Promotion::None) == CU_TENSOR_MAP_L2_PROMOTION_NONE &&
+    int(TensorMapL2Promotion::B64) == CU_TENSOR_MAP_L2_PROMOTION_L2_64B &&
+    int(TensorMapL2Promotion::B128) == CU_TENSOR_MAP_L2_PROMOTION_L2_128B &&
+    int(TensorMapL2Promotion::B256) == CU_TENSOR_MAP_L2_PROMOTION_L2_256B);
+static_assert(
+    int(TensorMapOobFill::Zero) == CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE &&
+    int(TensorMapOobFill::NanRequestZeroFma) ==
+        CU_TENSOR_MAP_FLOAT_OOB_FILL_NAN_REQUEST_ZERO_FMA);
+static_assert(CU_TENSOR_MAP_DATA_TYPE_UINT8 == 0 &&
+              CU_TENSOR_MAP_DATA_TYPE_UINT16 == 1 &&
+              CU_TENSOR_MAP_DATA_TYPE_INT32 == 3 &&
+              CU_TENSOR_MAP_DATA_TYPE_INT64 == 5 &&
+              CU_TENSOR_MAP_DATA_TYPE_FLOAT16 == 6 &&
+              CU_TENSOR_MAP_DATA_TYPE_FLOAT32 == 7 &&
+              CU_TENSOR_MAP_DATA_TYPE_FLOAT64 == 8 &&
+              CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 == 9);
+static_assert(sizeof(CUtensorMap) == 128 && TensorMapEncoding::kMaxRank == 5);
+
 //===----------------------------------------------------------------------===//
 // Small helpers
 //===----------------------------------------------------------------------===//
@@ -452,6 +477,10 @@ public:
   CUstream stream = nullptr;
   CUevent start = nullptr, stop = nullptr;
   std::vector<CUdeviceptr> buffers;
+  /// One allocation holding every tensor map (128 bytes each), and for each
+  /// launch and parameter the device address of its map (0 if none).
+  CUdeviceptr tensorMapBlock = 0;
+  std::vector<std::vector<CUdeviceptr>> tensorMaps;
   std::vector<bool> inputSet;
   std::vector<std::optional<ScalarValue>> scalars;
 
@@ -532,6 +561,75 @@ public:
     return Status::success();
   }
 
+  /// Encodes the tensor map of every "tensormap" parameter over its
+  /// (allocated) buffer and uploads them; buffer addresses never change
+  /// afterwards, so this is done once per session.
+  Status encodeTensorMaps() {
+    const std::vector<KernelSpec> &kernels = manifest().kernels();
+    size_t count = 0;
+    tensorMaps.assign(kernels.size(), {});
+    for (size_t k = 0; k < kernels.size(); ++k) {
+      tensorMaps[k].assign(kernels[k].params.size(), 0);
+      for (const ParamSpec &p : kernels[k].params)
+        count += p.isTensorMap();
+    }
+    if (!count)
+      return Status::success();
+    const CudaDriver &d = driver();
+    if (!d.cuTensorMapEncodeTiled)
+      return Status::error(
+          ErrorCode::NoDevice,
+          "the bundle's kernels take TMA tensor maps, but the CUDA driver " +
+              d.path + " has no cuTensorMapEncodeTiled (CUDA 12.0 or newer "
+                       "needs it)");
+    std::vector<CUtensorMap> host(count); // 128-byte aligned (alignas)
+    size_t next = 0;
+    std::vector<std::pair<size_t, size_t>> where; // (launch, param)
+    for (size_t k = 0; k < kernels.size(); ++k) {
+      for (size_t j = 0; j < kernels[k].params.size(); ++j) {
+        const ParamSpec &p = kernels[k].params[j];
+        if (!p.isTensorMap())
+          continue;
+        const TensorMapSpec &tm = *p.tensorMap;
+        std::string what =
+            llvm::formatv("encoding the tensor map of kernel '{0}' (launch "
+                          "{1}) parameter {2} ({3})",
+                          kernels[k].name, k, j, describeTensorMap(tm))
+                .str();
+        Expected<TensorMapEncoding> e = computeTensorMapEncoding(tm);
+        if (!e.ok())
+          return Status::error(ErrorCode::InvalidManifest,
+                               what + ": " + e.message());
+        CUresult r = d.cuTensorMapEncodeTiled(
+            &host[next], static_cast<CUtensorMapDataType>(e->dataType),
+            e->rank, reinterpret_cast<void *>(buffers[tm.buffer]),
+            e->globalDim, e->globalStrides, e->boxDim, e->elementStrides,
+            static_cast<CUtensorMapInterleave>(e->interleave),
+            static_cast<CUtensorMapSwizzle>(e->swizzle),
+            static_cast<CUtensorMapL2promotion>(e->l2Promotion),
+            static_cast<CUtensorMapFloatOOBfill>(e->oobFill));
+        if (r != CUDA_SUCCESS)
+          return cuda(r, what);
+        where.emplace_back(k, j);
+        ++next;
+      }
+    }
+    size_t bytes = count * sizeof(CUtensorMap);
+    CUresult r;
+    if ((r = d.cuMemAlloc(&tensorMapBlock, bytes)) != CUDA_SUCCESS)
+      return cuda(r, llvm::formatv("allocating {0} tensor maps ({1} bytes) on "
+                                   "{2}",
+                                   count, bytes, dev().label())
+                         .str());
+    if ((r = d.cuMemcpyHtoD(tensorMapBlock, host.data(), bytes)) !=
+        CUDA_SUCCESS)
+      return cuda(r, llvm::formatv("uploading {0} tensor maps", count).str());
+    for (size_t i = 0; i < where.size(); ++i)
+      tensorMaps[where[i].first][where[i].second] =
+          tensorMapBlock + i * sizeof(CUtensorMap);
+    return Status::success();
+  }
+
   ~SessionImpl() {
     if (!bundle || !dev().makeCurrent().ok())
       return;
@@ -540,6 +638,8 @@ public:
     for (CUdeviceptr p : buffers)
       if (p)
         driver().cuMemFree(p);
+    if (tensorMapBlock)
+      driver().cuMemFree(tensorMapBlock);
     if (start)
       driver().cuEventDestroy(start);
     if (stop)
@@ -587,6 +687,8 @@ Expected<std::unique_ptr<Session>> Bundle::createSession() {
                                          specs[i].bytes(), dev.label())
                                .str());
   }
+  if (Status st = impl->encodeTensorMaps(); !st.ok())
+    return st;
   impl->inputSet.assign(manifest().arguments().size(), false);
   impl->scalars.assign(manifest().arguments().size(), std::nullopt);
   return std::make_unique<Session>(std::move(impl));
@@ -674,8 +776,12 @@ Expected<RunStats> Session::run(int repeat, int warmup) {
     slots[k].resize(params.size());
     for (size_t j = 0; j < params.size(); ++j) {
       const ParamSpec &p = params[j];
-      if (p.isPointer) {
+      if (p.isPointer()) {
         slots[k][j] = static_cast<uint64_t>(s.buffers[p.buffer]);
+        continue;
+      }
+      if (p.isTensorMap()) {
+        slots[k][j] = static_cast<uint64_t>(s.tensorMaps[k][j]);
         continue;
       }
       const ScalarValue &v =

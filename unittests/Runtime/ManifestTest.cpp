@@ -14,6 +14,8 @@
 
 #include "gtest/gtest.h"
 
+#include <cuda.h>
+
 #include <string>
 
 using namespace nvfp4::runtime;
@@ -88,9 +90,9 @@ TEST(RuntimeManifest, QuantizeStochasticSample) {
   EXPECT_EQ(quantize.block[0], 256u);
   EXPECT_EQ(quantize.sharedMemoryBytes, 0u);
   ASSERT_EQ(quantize.params.size(), 5u);
-  EXPECT_TRUE(quantize.params[0].isPointer);
+  EXPECT_TRUE(quantize.params[0].isPointer());
   EXPECT_EQ(quantize.params[0].buffer, 1);
-  EXPECT_FALSE(quantize.params[4].isPointer);
+  EXPECT_FALSE(quantize.params[4].isPointer());
   EXPECT_EQ(quantize.params[4].argument, 1);
   EXPECT_EQ(quantize.params[4].type, ScalarType::I64);
 }
@@ -200,6 +202,277 @@ TEST(RuntimeManifest, Errors) {
   expectError(manifest(kOneBuffer, kernelWith(R"([{"type": "i64",
                                                   "argument": 99999999}])")),
               "\"argument\" 99999999 is out of range");
+}
+
+//===----------------------------------------------------------------------===//
+// TMA tensor maps
+//===----------------------------------------------------------------------===//
+
+TensorMapSpec tensorMap(ScalarType type, std::vector<int64_t> dims,
+                        std::vector<int64_t> box,
+                        TensorMapSwizzle swizzle = TensorMapSwizzle::None) {
+  TensorMapSpec spec;
+  spec.elementType = type;
+  spec.buffer = 0;
+  spec.dims = std::move(dims);
+  spec.box = std::move(box);
+  spec.swizzle = swizzle;
+  return spec;
+}
+
+/// computeTensorMapEncoding fails with `fragment` in its message.
+void expectEncodingError(const TensorMapSpec &spec,
+                         const std::string &fragment) {
+  Expected<TensorMapEncoding> e = computeTensorMapEncoding(spec);
+  ASSERT_FALSE(e.ok()) << "expected: " << fragment;
+  EXPECT_EQ(e.status().code(), ErrorCode::InvalidManifest);
+  EXPECT_NE(e.message().find(fragment), std::string::npos)
+      << "message: " << e.message() << "\nexpected to contain: " << fragment;
+}
+
+// The example of the manifest format: [2, 200, 512] bytes in 1x128x128
+// boxes, 128-byte swizzle.
+TEST(RuntimeTensorMap, EncodingOfABatchedByteTensor) {
+  TensorMapSpec spec = tensorMap(ScalarType::I8, {2, 200, 512}, {1, 128, 128},
+                                 TensorMapSwizzle::B128);
+  spec.l2Promotion = TensorMapL2Promotion::B256;
+  Expected<TensorMapEncoding> e = computeTensorMapEncoding(spec);
+  ASSERT_TRUE(e.ok()) << e.message();
+  EXPECT_EQ(e->dataType, CU_TENSOR_MAP_DATA_TYPE_UINT8);
+  EXPECT_EQ(e->rank, 3u);
+  EXPECT_EQ(e->globalDim[0], 512u);
+  EXPECT_EQ(e->globalDim[1], 200u);
+  EXPECT_EQ(e->globalDim[2], 2u);
+  EXPECT_EQ(e->globalStrides[0], 512u);
+  EXPECT_EQ(e->globalStrides[1], 200u * 512u);
+  EXPECT_EQ(e->boxDim[0], 128u);
+  EXPECT_EQ(e->boxDim[1], 128u);
+  EXPECT_EQ(e->boxDim[2], 1u);
+  for (int i = 0; i < 3; ++i)
+    EXPECT_EQ(e->elementStrides[i], 1u);
+  EXPECT_EQ(e->interleave, CU_TENSOR_MAP_INTERLEAVE_NONE);
+  EXPECT_EQ(e->swizzle, CU_TENSOR_MAP_SWIZZLE_128B);
+  EXPECT_EQ(e->l2Promotion, CU_TENSOR_MAP_L2_PROMOTION_L2_256B);
+  EXPECT_EQ(e->oobFill, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+}
+
+TEST(RuntimeTensorMap, ElementTypesAndStrides) {
+  struct Case {
+    ScalarType type;
+    int dataType;
+  } cases[] = {
+      {ScalarType::I8, CU_TENSOR_MAP_DATA_TYPE_UINT8},
+      {ScalarType::F8E4M3FN, CU_TENSOR_MAP_DATA_TYPE_UINT8},
+      {ScalarType::I16, CU_TENSOR_MAP_DATA_TYPE_UINT16},
+      {ScalarType::BF16, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16},
+      {ScalarType::F16, CU_TENSOR_MAP_DATA_TYPE_FLOAT16},
+      {ScalarType::I32, CU_TENSOR_MAP_DATA_TYPE_INT32},
+      {ScalarType::F32, CU_TENSOR_MAP_DATA_TYPE_FLOAT32},
+      {ScalarType::I64, CU_TENSOR_MAP_DATA_TYPE_INT64},
+      {ScalarType::F64, CU_TENSOR_MAP_DATA_TYPE_FLOAT64},
+  };
+  for (const Case &c : cases) {
+    // [3, 40, 64] elements in [1, 8, 16] boxes: 16 elements are 16 bytes
+    // or more for every type.
+    Expected<TensorMapEncoding> e =
+        computeTensorMapEncoding(tensorMap(c.type, {3, 40, 64}, {1, 8, 16}));
+    ASSERT_TRUE(e.ok()) << scalarTypeName(c.type) << ": " << e.message();
+    uint64_t size = scalarTypeSize(c.type);
+    EXPECT_EQ(e->dataType, c.dataType) << scalarTypeName(c.type);
+    EXPECT_EQ(e->globalStrides[0], 64 * size) << scalarTypeName(c.type);
+    EXPECT_EQ(e->globalStrides[1], 40 * 64 * size) << scalarTypeName(c.type);
+  }
+  // Rank 1 has no strides; rank 5 has four.
+  Expected<TensorMapEncoding> one =
+      computeTensorMapEncoding(tensorMap(ScalarType::BF16, {4096}, {256}));
+  ASSERT_TRUE(one.ok()) << one.message();
+  EXPECT_EQ(one->rank, 1u);
+  EXPECT_EQ(one->globalDim[0], 4096u);
+  EXPECT_EQ(one->boxDim[0], 256u);
+  Expected<TensorMapEncoding> five = computeTensorMapEncoding(
+      tensorMap(ScalarType::I8, {2, 3, 4, 5, 16}, {1, 1, 2, 5, 16}));
+  ASSERT_TRUE(five.ok()) << five.message();
+  EXPECT_EQ(five->rank, 5u);
+  uint64_t strides[] = {16, 5 * 16, 4 * 5 * 16, 3 * 4 * 5 * 16};
+  uint32_t boxes[] = {16, 5, 2, 1, 1};
+  for (int i = 0; i < 4; ++i)
+    EXPECT_EQ(five->globalStrides[i], strides[i]) << i;
+  for (int i = 0; i < 5; ++i)
+    EXPECT_EQ(five->boxDim[i], boxes[i]) << i;
+  // The swizzle spans: a 64-byte inner box fits 64B but not 32B.
+  EXPECT_TRUE(computeTensorMapEncoding(tensorMap(ScalarType::BF16, {64, 64},
+                                                 {8, 32},
+                                                 TensorMapSwizzle::B64))
+                  .ok());
+  TensorMapSpec nan = tensorMap(ScalarType::BF16, {64, 64}, {8, 32});
+  nan.oobFill = TensorMapOobFill::NanRequestZeroFma;
+  Expected<TensorMapEncoding> n = computeTensorMapEncoding(nan);
+  ASSERT_TRUE(n.ok()) << n.message();
+  EXPECT_EQ(n->oobFill, CU_TENSOR_MAP_FLOAT_OOB_FILL_NAN_REQUEST_ZERO_FMA);
+}
+
+TEST(RuntimeTensorMap, EncodingErrors) {
+  expectEncodingError(tensorMap(ScalarType::I8, {}, {}),
+                      "\"dims\" has 0 entries; a tensor map has 1 to 5");
+  expectEncodingError(
+      tensorMap(ScalarType::I8, {1, 1, 1, 1, 1, 16}, {1, 1, 1, 1, 1, 16}),
+      "\"dims\" has 6 entries");
+  expectEncodingError(tensorMap(ScalarType::I8, {64, 64}, {64}),
+                      "\"box\" has 1 entries, \"dims\" 2");
+  expectEncodingError(tensorMap(ScalarType::I8, {64, 0}, {64, 16}),
+                      "dims[1] = 0 is not in [1, 2^32]");
+  expectEncodingError(
+      tensorMap(ScalarType::I8, {(int64_t(1) << 32) + 1, 16}, {1, 16}),
+      "dims[0] = 4294967297 is not in [1, 2^32]");
+  expectEncodingError(tensorMap(ScalarType::I8, {64, 64}, {0, 64}),
+                      "box[0] = 0 is not in [1, 256]");
+  expectEncodingError(tensorMap(ScalarType::I8, {512, 512}, {257, 16}),
+                      "box[0] = 257 is not in [1, 256]");
+  expectEncodingError(tensorMap(ScalarType::I8, {3, 10}, {1, 16}),
+                      "the byte stride of dims[0] is 10; TMA needs a multiple "
+                      "of 16");
+  expectEncodingError(
+      tensorMap(ScalarType::I8, {2, int64_t(1) << 32, 512}, {1, 1, 16}),
+      "the byte stride of dims[0] is 2^40 or more");
+  expectEncodingError(tensorMap(ScalarType::BF16, {64, 64}, {8, 4}),
+                      "the inner box dimension box[1] = 4 is 8 bytes; TMA "
+                      "needs a multiple of 16");
+  expectEncodingError(
+      tensorMap(ScalarType::I8, {64, 256}, {64, 256}, TensorMapSwizzle::B128),
+      "box[1] = 256 is 256 bytes, more than the 128B swizzle span");
+  expectEncodingError(
+      tensorMap(ScalarType::BF16, {64, 64}, {8, 32}, TensorMapSwizzle::B32),
+      "box[1] = 32 is 64 bytes, more than the 32B swizzle span");
+  TensorMapSpec nan = tensorMap(ScalarType::I8, {64, 64}, {64, 64});
+  nan.oobFill = TensorMapOobFill::NanRequestZeroFma;
+  expectEncodingError(nan, "oob_fill \"nan\" needs a floating-point element "
+                           "type, not i8");
+  expectEncodingError(tensorMap(ScalarType::I1, {64, 64}, {64, 64}),
+                      "tensor maps of i1 elements are not supported");
+  expectEncodingError(tensorMap(ScalarType::Index, {64, 64}, {8, 8}),
+                      "tensor maps of index elements are not supported");
+}
+
+TEST(RuntimeTensorMap, ManifestSample) {
+  Expected<Manifest> m = Manifest::load(input("gemm_tma.json"));
+  ASSERT_TRUE(m.ok()) << m.message();
+  const std::vector<ParamSpec> &p = m->kernels()[0].params;
+  ASSERT_EQ(p.size(), 5u);
+  EXPECT_EQ(p[0].kind, ParamSpec::TensorMap);
+  EXPECT_EQ(p[1].kind, ParamSpec::TensorMap);
+  EXPECT_EQ(p[2].kind, ParamSpec::Pointer);
+  EXPECT_EQ(p[3].kind, ParamSpec::TensorMap);
+  EXPECT_EQ(p[4].kind, ParamSpec::Scalar);
+  ASSERT_TRUE(p[0].tensorMap && p[1].tensorMap && p[3].tensorMap);
+  EXPECT_FALSE(p[2].tensorMap);
+
+  const TensorMapSpec &a = *p[0].tensorMap;
+  EXPECT_EQ(a.buffer, 0);
+  EXPECT_EQ(p[0].buffer, 0);
+  EXPECT_EQ(a.elementType, ScalarType::I8);
+  EXPECT_EQ(a.dims, (std::vector<int64_t>{2, 200, 512}));
+  EXPECT_EQ(a.box, (std::vector<int64_t>{1, 128, 128}));
+  EXPECT_EQ(a.swizzle, TensorMapSwizzle::B128);
+  EXPECT_EQ(a.l2Promotion, TensorMapL2Promotion::B256);
+  EXPECT_EQ(a.oobFill, TensorMapOobFill::Zero);
+
+  // "ui8" is i8; absent strings take their defaults.
+  const TensorMapSpec &b = *p[1].tensorMap;
+  EXPECT_EQ(b.buffer, 1);
+  EXPECT_EQ(b.elementType, ScalarType::I8);
+  EXPECT_EQ(b.swizzle, TensorMapSwizzle::B128);
+  EXPECT_EQ(b.l2Promotion, TensorMapL2Promotion::None);
+  EXPECT_EQ(b.oobFill, TensorMapOobFill::Zero);
+
+  const TensorMapSpec &c = *p[3].tensorMap;
+  EXPECT_EQ(c.elementType, ScalarType::F32);
+  EXPECT_EQ(c.swizzle, TensorMapSwizzle::None);
+  EXPECT_EQ(c.l2Promotion, TensorMapL2Promotion::B64);
+  EXPECT_EQ(c.oobFill, TensorMapOobFill::NanRequestZeroFma);
+
+  // Tensor maps use buffers, not arguments: the arguments are the two
+  // arrays only.
+  ASSERT_EQ(m->arguments().size(), 2u);
+  EXPECT_EQ(m->arguments()[0].kind, ArgumentSpec::Array);
+  EXPECT_EQ(m->arguments()[1].kind, ArgumentSpec::Array);
+
+  std::string text = m->describe();
+  EXPECT_NE(text.find("tensormap buffer 0 [2x200x512 i8, box 1x128x128, "
+                      "swizzle 128B, l2 256B, oob zero]"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("  param 0: cuTensorMapEncodeTiled(UINT8, rank 3, "
+                      "globalDim [512, 200, 2], globalStrides [512, 102400], "
+                      "boxDim [128, 128, 1], elementStrides [1, 1, 1], "
+                      "INTERLEAVE_NONE, SWIZZLE_128B, L2_PROMOTION_L2_256B, "
+                      "FLOAT_OOB_FILL_NONE)"),
+            std::string::npos)
+      << text;
+}
+
+/// A manifest of one i8 buffer of 8192 elements and one kernel whose only
+/// parameter is a tensor map with the given fields (JSON, without braces).
+std::string tensorMapManifest(const std::string &fields) {
+  return manifest(R"([{"element_type": "i8", "elements": 8192}])",
+                  kernelWith(R"([{"type": "tensormap", )" + fields + "}]"));
+}
+
+TEST(RuntimeTensorMap, ManifestErrors) {
+  const std::string ok = R"("buffer": 0, "element_type": "i8",
+                            "dims": [2, 64, 64], "box": [1, 64, 64])";
+  ASSERT_TRUE(Manifest::parse(tensorMapManifest(ok)).ok());
+  expectError(tensorMapManifest(R"("buffer": 0, "element_type": "i8",
+                                   "dims": [4, 64, 64], "box": [1, 64, 64])"),
+              "kernels[0] (k): params[0]: tensormap dims [4, 64, 64] hold "
+              "16384 x i8, but buffer 0 is 8192 x i8 (8192 bytes)");
+  // The same bytes as another element size still have to match in bytes.
+  expectError(tensorMapManifest(R"("buffer": 0, "element_type": "bf16",
+                                   "dims": [2, 64, 64], "box": [1, 64, 64])"),
+              "tensormap dims [2, 64, 64] hold 8192 x bf16, but buffer 0 is "
+              "8192 x i8");
+  expectError(tensorMapManifest(ok + R"(, "swizzle": "256B")"),
+              "params[0]: unknown swizzle '256B' (expected \"none\", \"32B\", "
+              "\"64B\", \"128B\")");
+  expectError(tensorMapManifest(ok + R"(, "swizzle": 128)"),
+              "\"swizzle\" must be one of");
+  expectError(tensorMapManifest(ok + R"(, "l2_promotion": "32B")"),
+              "unknown l2_promotion '32B' (expected \"none\", \"64B\", "
+              "\"128B\", \"256B\")");
+  expectError(tensorMapManifest(ok + R"(, "oob_fill": "ones")"),
+              "unknown oob_fill 'ones' (expected \"zero\", \"nan\")");
+  expectError(tensorMapManifest(R"("buffer": 0, "element_type": "i8",
+                                   "dims": [2, 64, 64], "box": [64, 64])"),
+              "params[0]: tensormap: \"box\" has 2 entries, \"dims\" 3");
+  expectError(tensorMapManifest(R"("buffer": 0, "element_type": "i8",
+                                   "box": [64, 64])"),
+              "\"dims\" must be an array of integers");
+  expectError(tensorMapManifest(R"("buffer": 0, "element_type": "i8",
+                                   "dims": [2, 64, 64], "box": [1, "a", 64])"),
+              "\"box\" must be an array of integers");
+  expectError(tensorMapManifest(R"("element_type": "i8", "dims": [8192],
+                                   "box": [64])"),
+              "tensormap parameter without \"buffer\"");
+  expectError(tensorMapManifest(R"("buffer": 1, "element_type": "i8",
+                                   "dims": [8192], "box": [64])"),
+              "buffer 1 does not exist (there are 1 buffers)");
+  expectError(tensorMapManifest(R"("buffer": 0, "element_type": "u4",
+                                   "dims": [8192], "box": [64])"),
+              "unknown element_type 'u4'");
+  expectError(tensorMapManifest(R"("buffer": 0, "element_type": "i1",
+                                   "dims": [8192], "box": [64])"),
+              "tensormap: tensor maps of i1 elements are not supported");
+  expectError(tensorMapManifest(R"("buffer": 0, "element_type": "i8",
+                                   "dims": [64, 128], "box": [64, 128],
+                                   "swizzle": "64B")"),
+              "more than the 64B swizzle span");
+  expectError(tensorMapManifest(R"("buffer": 0, "element_type": "i8",
+      "dims": [4294967296, 4294967296, 4294967296, 1, 16],
+      "box": [1, 1, 1, 1, 16])"),
+              "the byte stride of dims[0] is 2^40 or more");
+  // A product past every buffer size saturates instead of wrapping.
+  expectError(tensorMapManifest(R"("buffer": 0, "element_type": "i8",
+      "dims": [4294967296, 4294967296, 16], "box": [1, 1, 16])"),
+              "hold >= ");
 }
 
 TEST(RuntimeManifest, MissingFile) {

@@ -31,7 +31,10 @@
 //    "zero_initialized", as zeros; with "fill_from_argument": N every
 //    element is then set to scalar argument N (its bits; see Manifest.cpp);
 //  - kernels are launched in manifest order; a pointer parameter gets its
-//    buffer, a scalar parameter its host argument or its constant "value";
+//    buffer, a scalar parameter its host argument or its constant "value",
+//    a "tensormap" parameter the device address of a CUtensorMap over its
+//    buffer (encoded with cuTensorMapEncodeTiled when the session is
+//    created);
 //  - a buffer with "result": N is the host function's result N.
 // Internal buffers are re-initialized before every repetition of run(), so
 // each repetition computes the same thing; argument buffers are uploaded
@@ -186,13 +189,70 @@ struct BufferSpec {
   }
 };
 
-/// One kernel parameter: a device buffer or a scalar.
+/// Swizzle, L2 promotion and out-of-bounds fill of a TMA tensor map, as the
+/// manifest spells them ("128B", "256B", "zero"). The values are those of
+/// cuda.h's CUtensorMapSwizzle, CUtensorMapL2promotion and
+/// CUtensorMapFloatOOBfill (checked where cuda.h is included).
+enum class TensorMapSwizzle { None = 0, B32 = 1, B64 = 2, B128 = 3 };
+enum class TensorMapL2Promotion { None = 0, B64 = 1, B128 = 2, B256 = 3 };
+enum class TensorMapOobFill { Zero = 0, NanRequestZeroFma = 1 };
+
+const char *tensorMapSwizzleName(TensorMapSwizzle swizzle);
+const char *tensorMapL2PromotionName(TensorMapL2Promotion promotion);
+const char *tensorMapOobFillName(TensorMapOobFill fill);
+
+/// A {"type": "tensormap"} kernel parameter: a CUtensorMap (TMA
+/// descriptor) over buffer `buffer`, viewed as a dense row-major array of
+/// shape `dims` (outermost first, as in MLIR) of `elementType`, copied in
+/// boxes of shape `box`. The kernel receives the device address of the
+/// 128-byte descriptor, which a session encodes once when it is created.
+struct TensorMapSpec {
+  ScalarType elementType = ScalarType::I8;
+  int64_t buffer = -1;
+  std::vector<int64_t> dims; ///< outermost first
+  std::vector<int64_t> box;  ///< outermost first, same rank as dims
+  TensorMapSwizzle swizzle = TensorMapSwizzle::None;
+  TensorMapL2Promotion l2Promotion = TensorMapL2Promotion::None;
+  TensorMapOobFill oobFill = TensorMapOobFill::Zero;
+};
+
+/// The arguments of cuTensorMapEncodeTiled for a TensorMapSpec (all but the
+/// descriptor and the global address), innermost dimension first as the
+/// driver wants them. Enumerations hold cuda.h's values.
+struct TensorMapEncoding {
+  static constexpr unsigned kMaxRank = 5;
+  int dataType = 0; ///< CUtensorMapDataType
+  uint32_t rank = 0;
+  uint64_t globalDim[kMaxRank] = {};
+  uint64_t globalStrides[kMaxRank - 1] = {}; ///< bytes; rank - 1 entries
+  uint32_t boxDim[kMaxRank] = {};
+  uint32_t elementStrides[kMaxRank] = {};
+  int interleave = 0;  ///< CU_TENSOR_MAP_INTERLEAVE_NONE
+  int swizzle = 0;     ///< CUtensorMapSwizzle
+  int l2Promotion = 0; ///< CUtensorMapL2promotion
+  int oobFill = 0;     ///< CUtensorMapFloatOOBfill
+};
+
+/// Computes the cuTensorMapEncodeTiled arguments of `spec` and checks the
+/// driver's documented rules (rank 1..5, dims <= 2^32, strides multiples of
+/// 16 bytes below 2^40, box sizes 1..256 with an inner box of a multiple of
+/// 16 bytes that fits the swizzle span, NaN fill only for float types).
+/// Errors are InvalidManifest with a message that names the field.
+Expected<TensorMapEncoding> computeTensorMapEncoding(const TensorMapSpec &spec);
+
+/// One kernel parameter: a device buffer, a tensor map over one, or a
+/// scalar.
 struct ParamSpec {
-  bool isPointer = false;
+  enum Kind { Scalar, Pointer, TensorMap } kind = Scalar;
   ScalarType type = ScalarType::I64; ///< pointee type for pointers
-  int64_t buffer = -1;               ///< pointers
+  int64_t buffer = -1;               ///< pointers and tensor maps
   int64_t argument = -1;             ///< scalars from a host argument
   std::optional<ScalarValue> value;  ///< constant scalars
+  std::optional<TensorMapSpec> tensorMap; ///< tensor maps
+
+  bool isPointer() const { return kind == Pointer; }
+  bool isTensorMap() const { return kind == TensorMap; }
+  bool isScalar() const { return kind == Scalar; }
 };
 
 /// One launch.
@@ -308,7 +368,8 @@ public:
   const Manifest &manifest() const;
   Device &device() const;
 
-  /// Allocates the manifest's device buffers.
+  /// Allocates the manifest's device buffers and encodes its tensor maps
+  /// (one 128-byte device descriptor per "tensormap" parameter).
   Expected<std::unique_ptr<Session>> createSession();
 
   ~Bundle();
