@@ -18,6 +18,11 @@ import cupy as cp
 import numpy as np
 import torch
 
+# TMA tensor maps of "tensormap" parameters (shared with run_cases.py).
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "runtime", "python"))
+import nvfp4_tensormap  # noqa: E402
+
 N = 8192
 REPEAT = 20
 DTYPES = {"bf16": np.uint16, "f32": np.float32, "i8": np.uint8,
@@ -59,6 +64,10 @@ def program(path, name, args):
         for p in k["params"]:
             if p["type"] == "ptr":
                 params.append(buffers[p["buffer"]])
+            elif p["type"] == "tensormap":  # encoded once per program
+                params.append(nvfp4_tensormap.cupy_tensormap(
+                    p, report["buffers"], buffers,
+                    f"{name}: kernel '{k['name']}'"))
             elif "argument" in p:
                 params.append({"i64": np.int64, "f32": np.float32}[p["type"]](
                     args[p["argument"]]))

@@ -2,10 +2,12 @@
 """Runs the cases make_cases.py built on a GPU and compares every byte.
 
 Each case holds kernels.cubin and the manifest nvfp4-compile wrote
-(report.json: buffers, launches, parameters). Buffers that come from the
-host function's arguments get the input data; other buffers are filled
-with a poison pattern (0xAB bytes) unless the manifest says they start at
-zero, so an element a kernel forgets to write is a mismatch. Results are
+(report.json: buffers, launches, parameters; a "tensormap" parameter gets
+a TMA descriptor over its buffer from runtime/python/nvfp4_tensormap.py).
+Buffers that come from the host function's arguments get the input data;
+other buffers are filled with a poison pattern (0xAB bytes) unless the
+manifest says they start at zero, so an element a kernel forgets to write
+is a mismatch. Results are
 compared with the numerics library's bytes (data.npz) exactly, except where
 meta.json gives a "tolerance": tensor-core GEMMs sum in another order than
 docs/Numerics.md, so their results must lie within that max-norm relative
@@ -19,6 +21,12 @@ import sys
 
 import cupy as cp
 import numpy as np
+
+# The TMA tensor-map encoder shared with bench/run_bench.py (and the same
+# driver arguments as libnvfp4_runtime).
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "runtime", "python"))
+import nvfp4_tensormap  # noqa: E402
 
 DTYPES = {"bf16": np.uint16, "f16": np.uint16, "f32": np.float32,
           "i8": np.uint8, "i32": np.uint32, "i64": np.int64}
@@ -60,11 +68,18 @@ def run_case(path):
             value = scalars[meta["args"][b["fill_from_argument"]]]
             buffers[-1].fill(np.float32(value).view(np.uint32))
 
-    for k in report["kernels"]:
+    tensormaps = []  # alive until the launches are done
+    for launch, k in enumerate(report["kernels"]):
         params = []
-        for p in k["params"]:
+        for j, p in enumerate(k["params"]):
             if p["type"] == "ptr":
                 params.append(buffers[p["buffer"]])
+            elif p["type"] == "tensormap":
+                # The buffers keep their addresses: encoding once is enough.
+                tensormaps.append(nvfp4_tensormap.cupy_tensormap(
+                    p, report["buffers"], buffers,
+                    f"kernel '{k['name']}' (launch {launch}) parameter {j}"))
+                params.append(tensormaps[-1])
             elif "argument" in p:
                 params.append(scalar(p["type"],
                                      scalars[meta["args"][p["argument"]]]))

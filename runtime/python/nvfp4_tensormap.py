@@ -291,7 +291,7 @@ def cupy_tensormap(param, manifest_buffers, buffers, where=None):
     blob = encode(param, manifest_buffers, buffer.data.ptr,
                   where or f"tensormap parameter over buffer "
                            f"{param['buffer']}")
-    return cp.asarray(np.frombuffer(blob, np.uint8))
+    return cp.asarray(np.frombuffer(blob, np.uint8).copy())
 
 
 def _describe_manifest(path):
