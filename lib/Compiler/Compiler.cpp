@@ -16,6 +16,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/Pass/PassManager.h"
@@ -112,6 +113,35 @@ static int64_t argumentIndex(Value value, func::FuncOp func) {
   return arg.getArgNumber();
 }
 
+/// The manifest entry of a tensor map the host function creates (the GPU
+/// lowering casts a ranked view of a buffer to the unranked operand).
+static void describeTensorMap(nvgpu::TmaCreateDescriptorOp op,
+                              KernelParam &param) {
+  auto view = cast<MemRefType>(
+      op.getTensor().getDefiningOp<memref::CastOp>().getSource().getType());
+  nvgpu::TensorMapDescriptorType type = op.getTensorMap().getType();
+  param.type = "tensormap";
+  llvm::raw_string_ostream os(param.elementType);
+  os << view.getElementType();
+  param.dims.assign(view.getShape().begin(), view.getShape().end());
+  for (Value extent : op.getBoxDimensions())
+    param.box.push_back(constantOr(extent, -1));
+  switch (type.getSwizzle()) {
+  case nvgpu::TensorMapSwizzleKind::SWIZZLE_NONE: param.swizzle = "none"; break;
+  case nvgpu::TensorMapSwizzleKind::SWIZZLE_32B: param.swizzle = "32B"; break;
+  case nvgpu::TensorMapSwizzleKind::SWIZZLE_64B: param.swizzle = "64B"; break;
+  case nvgpu::TensorMapSwizzleKind::SWIZZLE_128B: param.swizzle = "128B"; break;
+  }
+  switch (type.getL2promo()) {
+  case nvgpu::TensorMapL2PromoKind::L2PROMO_NONE: param.l2Promotion = "none"; break;
+  case nvgpu::TensorMapL2PromoKind::L2PROMO_64B: param.l2Promotion = "64B"; break;
+  case nvgpu::TensorMapL2PromoKind::L2PROMO_128B: param.l2Promotion = "128B"; break;
+  case nvgpu::TensorMapL2PromoKind::L2PROMO_256B: param.l2Promotion = "256B"; break;
+  }
+  param.oobFill =
+      type.getOob() == nvgpu::TensorMapOOBKind::OOB_ZERO ? "zero" : "nan";
+}
+
 /// Launch geometry, parameters and buffers of the host function's
 /// launches (the first function that launches kernels).
 static void collectLaunches(ModuleOp module, CompileResult &result) {
@@ -166,7 +196,11 @@ static void collectLaunches(ModuleOp module, CompileResult &result) {
       info.sharedMemoryBytes = constantOr(smem, -1);
     for (Value operand : launch.getKernelOperands()) {
       KernelParam param;
-      if (auto memref = dyn_cast<MemRefType>(operand.getType())) {
+      if (auto map = operand.getDefiningOp<nvgpu::TmaCreateDescriptorOp>()) {
+        describeTensorMap(map, param);
+        param.buffer = bufferFor(
+            map.getTensor().getDefiningOp<memref::CastOp>().getSource());
+      } else if (auto memref = dyn_cast<MemRefType>(operand.getType())) {
         param.type = "ptr";
         llvm::raw_string_ostream os(param.elementType);
         os << memref.getElementType();
@@ -455,6 +489,14 @@ static llvm::json::Value kernelToJSON(const KernelInfo &k) {
       param["element_type"] = p.elementType;
       param["elements"] = p.elements;
       param["buffer"] = p.buffer;
+    } else if (p.type == "tensormap") {
+      param["element_type"] = p.elementType;
+      param["buffer"] = p.buffer;
+      param["dims"] = llvm::json::Array(p.dims);
+      param["box"] = llvm::json::Array(p.box);
+      param["swizzle"] = p.swizzle;
+      param["l2_promotion"] = p.l2Promotion;
+      param["oob_fill"] = p.oobFill;
     } else {
       if (p.argument >= 0)
         param["argument"] = p.argument;

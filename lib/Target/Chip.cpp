@@ -20,10 +20,11 @@ constexpr uint32_t bits(std::initializer_list<Instruction> list) {
 
 // PTX 8.8 is the first version with the `.block16` spelling of tcgen05's
 // 16-element scale vectors (LLVM 22 cannot select the MMA at 8.6/8.7), and
-// sm_103a needs it anyway; sm_120a's mma.sync block_scale needs 8.7, sm_90a
-// only 8.0 (we ask for 8.0 so older drivers load its PTX).
+// sm_103a needs it anyway; sm_120a's mma.sync block_scale needs 8.7; sm_90a
+// needs 8.3 for fence.proxy.tensormap::generic (the GEMM's tensor maps live
+// in global memory) and no more, so that drivers from CUDA 12.3 on load it.
 constexpr std::array<ChipInfo, 4> kChips = {{
-    {"sm_90a", 90, 80, "+ptx80",
+    {"sm_90a", 90, 83, "+ptx83",
      bits({Instruction::CvtE4M3x2, Instruction::Wgmma, Instruction::Tma,
            Instruction::Clusters, Instruction::MmaSyncBF16}),
      MmaScaleSource::Emulated,

@@ -56,14 +56,24 @@ struct CompileOptions {
   bool buildPrecisionReport = false;
 };
 
-/// One kernel parameter (bare pointer or scalar).
+/// One kernel parameter: a bare pointer, a scalar, or a TMA tensor map.
+///
+/// A "tensormap" parameter is the device address of 128 bytes holding a
+/// CUtensorMap that the runtime encodes (cuTensorMapEncodeTiled) over
+/// buffer `buffer` viewed as a dense row-major array of shape `dims` with
+/// elements `elementType`; the kernel copies boxes of shape `box` with the
+/// given swizzle ("none", "32B", "64B", "128B"), L2 promotion ("none",
+/// "64B", "128B", "256B") and out-of-bounds fill ("zero", "nan").
+/// Dimensions are listed outermost first, as in MLIR shapes.
 struct KernelParam {
-  std::string type;           ///< "ptr" or the scalar type, e.g. "i64"
-  std::string elementType;    ///< pointee element type for pointers
+  std::string type;           ///< "ptr", "tensormap" or a scalar type ("i64")
+  std::string elementType;    ///< pointee element type for pointers and maps
   int64_t elements = 0;       ///< pointee element count for pointers
-  int64_t buffer = -1;        ///< pointers: index into CompileResult::buffers
+  int64_t buffer = -1;        ///< pointers, maps: index into buffers
   int64_t argument = -1;      ///< scalars: the host function argument, if any
   std::string constant;       ///< scalars: the value, if a constant
+  std::vector<int64_t> dims, box;               ///< tensor maps
+  std::string swizzle, l2Promotion, oobFill;    ///< tensor maps
 };
 
 /// A device buffer the launches use: where its contents come from and

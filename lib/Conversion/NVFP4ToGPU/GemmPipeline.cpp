@@ -12,6 +12,7 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "llvm/Support/MathExtras.h"
 
@@ -20,10 +21,8 @@ using namespace mlir::nvfp4;
 using namespace mlir::nvfp4::kernels;
 
 namespace {
-constexpr unsigned kGlobal = 1, kShared = 3, kSharedCluster = 7;
-/// Copy engines need 16-byte granularity; a row of a K step is 128 bytes of
-/// codes and 16 bytes of linear scales.
-constexpr int64_t kCodeBytesPerRow = kGemmTileK / 2;
+constexpr unsigned kGeneric = 0, kGlobal = 1, kShared = 3, kSharedCluster = 7;
+/// A row of a K step holds 16 linear scale bytes (one per 16-block).
 constexpr int64_t kScaleBytesPerRow = kGemmTileK / 16;
 } // namespace
 
@@ -44,10 +43,17 @@ std::string kernels::tensorCoreGemmUnsupportedReason(
   if (!emulated && !tcgen05 && !mmaBlockScale)
     return "the tensor-core GEMM for " + std::string(chip.name) +
            " is not implemented yet";
+  if (!chip.has(::nvfp4::target::Instruction::Tma))
+    return std::string(chip.name) + " has no TMA (cp.async.bulk.tensor)";
   if (lhs.getCols() % kGemmTileK != 0)
     return "K = " + std::to_string(lhs.getCols()) +
            " is not a multiple of " + std::to_string(kGemmTileK) +
-           " (the pipeline's 16-byte bulk copies need it)";
+           " (one K step of the tensor-core pipeline)";
+  // cuTensorMapEncodeTiled takes dimensions up to 2^32.
+  for (BlockScaledTensorType t : {lhs, rhs})
+    if (product(t.getBatchShape()) > (int64_t(1) << 32) ||
+        t.getRows() > (int64_t(1) << 32))
+      return "a dimension exceeds the 2^32 elements of a TMA tensor map";
   return "";
 }
 
@@ -66,13 +72,12 @@ GemmPlan kernels::makeGemmPlan(const ::nvfp4::target::ChipInfo &chip,
   plan.consumerWarps = chip.gemmTile.threads / 32 - 1;
   plan.resultElement = resultElement;
   if (chip.has(::nvfp4::target::Instruction::Tcgen05BlockScaleMma)) {
-    // What tcgen05.mma and tcgen05.cp read (Tcgen05Matmul.cpp).
-    plan.codesLayout = GemmCodesLayout::CoreMatrices;
+    // What tcgen05.cp reads, and who releases a stage (Tcgen05Matmul.cpp).
     plan.scaleStaging = GemmScaleStaging::Atoms128x4;
     plan.stageRelease = GemmStageRelease::Tcgen05Commit;
   }
-  if (chip.scaleSource == ::nvfp4::target::MmaScaleSource::Emulated)
-    plan.copyEngine = GemmCopyEngine::Thread16B;
+  // Code tiles first: each a whole number of swizzle patterns (tile rows
+  // are multiples of 8), at offsets that keep the pattern aligned.
   int64_t offset = 0;
   auto place = [&](GemmOperand &op, BlockScaledTensorType type, int64_t rows,
                    int64_t tileRows) {
@@ -80,7 +85,7 @@ GemmPlan kernels::makeGemmPlan(const ::nvfp4::target::ChipInfo &chip,
     op.rows = rows;
     op.tileRows = tileRows;
     op.codesOffset = offset;
-    offset += tileRows * plan.codesRowBytes();
+    offset += llvm::alignTo(tileRows * kCodesRowBytes, kSwizzleRepeatBytes);
   };
   place(plan.a, lhs, plan.m, plan.tileM);
   place(plan.b, rhs, plan.n, plan.tileN);
@@ -91,13 +96,46 @@ GemmPlan kernels::makeGemmPlan(const ::nvfp4::target::ChipInfo &chip,
       // tileRows / 128 row atoms x 4 column atoms of 512 bytes.
       op->scaleTileBytes = op->tileRows / 128 * 4 * 512;
     else
-      op->scaleTileBytes =
-          op->tileRows / op->type.getBlockRows() * kScaleBytesPerRow;
+      op->scaleTileBytes = op->scaleTileRows() * kScaleBytesPerRow;
     offset += llvm::alignTo(op->scaleTileBytes, 128);
   }
-  plan.stageBytes = llvm::alignTo(offset, 128);
+  // Every stage starts on a swizzle-pattern boundary; the barrier area
+  // follows the last stage.
+  plan.stageBytes = llvm::alignTo(offset, kSwizzleRepeatBytes);
   plan.barrierBytes = 128;
   return plan;
+}
+
+Type kernels::gemmTensorMapType(const GemmPlan &plan, const GemmOperand &op,
+                                bool scales) {
+  MLIRContext *ctx = op.type.getContext();
+  // The box one stage receives, outermost first: [1 batch element, tile
+  // rows, one K step's bytes]; its memref type is what lands in shared
+  // memory (address space 3).
+  SmallVector<int64_t> box = {1, scales ? op.scaleTileRows() : op.tileRows,
+                              scales ? kScaleBytesPerRow : kCodesRowBytes};
+  auto tile = MemRefType::get(box, IntegerType::get(ctx, 8),
+                              MemRefLayoutAttrInterface(),
+                              IntegerAttr::get(IntegerType::get(ctx, 64), 3));
+  return nvgpu::TensorMapDescriptorType::get(
+      ctx, tile,
+      scales ? nvgpu::TensorMapSwizzleKind::SWIZZLE_NONE
+             : nvgpu::TensorMapSwizzleKind::SWIZZLE_128B,
+      nvgpu::TensorMapL2PromoKind::L2PROMO_256B,
+      nvgpu::TensorMapOOBKind::OOB_ZERO,
+      nvgpu::TensorMapInterleaveKind::INTERLEAVE_NONE);
+}
+
+SmallVector<Type> kernels::gemmKernelArgTypes(const GemmPlan &plan,
+                                              TypeRange bufferTypes) {
+  SmallVector<Type> types(bufferTypes);
+  types[0] = gemmTensorMapType(plan, plan.a, /*scales=*/false);
+  types[3] = gemmTensorMapType(plan, plan.b, /*scales=*/false);
+  if (plan.scalesByTensorMap(plan.a))
+    types[1] = gemmTensorMapType(plan, plan.a, /*scales=*/true);
+  if (plan.scalesByTensorMap(plan.b))
+    types[4] = gemmTensorMapType(plan, plan.b, /*scales=*/true);
+  return types;
 }
 
 std::array<int64_t, 3> GemmPlan::grid() const {
@@ -121,6 +159,18 @@ static Value toPointer(OpBuilder &b, Location loc, Value memref,
       b, loc, LLVM::LLVMPointerType::get(b.getContext(), addressSpace), bits);
 }
 
+/// A kernel argument as a pointer: a buffer's global address, or the
+/// generic address of a tensor map (its descriptor type becomes !llvm.ptr
+/// when the kernel is lowered to NVVM).
+static Value argumentPointer(OpBuilder &b, Location loc, Value arg) {
+  if (isa<nvgpu::TensorMapDescriptorType>(arg.getType()))
+    return UnrealizedConversionCastOp::create(
+               b, loc, LLVM::LLVMPointerType::get(b.getContext(), kGeneric),
+               arg)
+        .getResult(0);
+  return toPointer(b, loc, arg, kGlobal);
+}
+
 static Value toI32(OpBuilder &b, Location loc, Value index) {
   return arith::IndexCastUIOp::create(b, loc, b.getI32Type(), index);
 }
@@ -141,12 +191,18 @@ GemmPipelineEmitter::GemmPipelineEmitter(OpBuilder &b, Location loc,
       {ShapedType::kDynamic}, b.getI8Type(), MemRefLayoutAttrInterface(),
       gpu::AddressSpaceAttr::get(b.getContext(),
                                  gpu::AddressSpace::Workgroup));
-  smem = toPointer(b, loc, gpu::DynamicSharedMemoryOp::create(b, loc, smemType),
-                   kShared);
-  codesA = toPointer(b, loc, args[0], kGlobal);
-  scalesA = toPointer(b, loc, args[1], kGlobal);
-  codesB = toPointer(b, loc, args[3], kGlobal);
-  scalesB = toPointer(b, loc, args[4], kGlobal);
+  Value raw = toPointer(
+      b, loc, gpu::DynamicSharedMemoryOp::create(b, loc, smemType), kShared);
+  // Round the base up to a swizzle pattern: the TMA swizzles by address
+  // bits, the consumers by tile row (the plan requested the slack).
+  Value address = LLVM::PtrToIntOp::create(b, loc, b.getI32Type(), raw);
+  Value pad = andi(arith::SubIOp::create(b, loc, c32(0), address),
+                   kSwizzleRepeatBytes - 1);
+  smem = offsetPtr(raw, pad);
+  codesA = argumentPointer(b, loc, args[0]);
+  scalesA = argumentPointer(b, loc, args[1]);
+  codesB = argumentPointer(b, loc, args[3]);
+  scalesB = argumentPointer(b, loc, args[4]);
 }
 
 Value GemmPipelineEmitter::c32(int64_t v) {
@@ -193,14 +249,13 @@ static Value offset64(OpBuilder &b, Location loc, Value rowIndex,
 //===----------------------------------------------------------------------===//
 
 Value GemmPipelineEmitter::stagePtr(Value stage) {
-  return offsetPtr(smem, add(c32(plan.barrierBytes),
-                             mul(stage, c32(plan.stageBytes))));
+  return offsetPtr(smem, mul(stage, c32(plan.stageBytes)));
 }
 Value GemmPipelineEmitter::fullBarrier(Value stage) {
-  return offsetPtr(smem, mul(stage, c32(8)));
+  return offsetPtr(sharedPtr(0), mul(stage, c32(8)));
 }
 Value GemmPipelineEmitter::emptyBarrier(Value stage) {
-  return offsetPtr(smem, add(c32(8 * plan.stages), mul(stage, c32(8))));
+  return offsetPtr(sharedPtr(8 * plan.stages), mul(stage, c32(8)));
 }
 
 void GemmPipelineEmitter::initBarriers() {
@@ -255,18 +310,15 @@ Value GemmPipelineEmitter::validRows(const GemmOperand &op, Value tileRow0) {
   return arith::MinUIOp::create(b, loc, left, c32(op.tileRows));
 }
 
-Value GemmPipelineEmitter::txBytes(const GemmOperand &op, Value valid) {
-  Value codes = mul(valid, c32(kCodeBytesPerRow));
-  Value scales;
+int64_t GemmPipelineEmitter::txBytes(const GemmOperand &op) {
+  // A tensor copy delivers its whole box, rows past the edge as zeros, so
+  // the count does not depend on the tile's position.
+  int64_t codes = op.tileRows * kCodesRowBytes;
   if (op.type.getLayout() == ScaleLayout::Swizzled128x4)
-    scales = c32(op.scaleTileBytes);
-  else if (plan.scaleStaging == GemmScaleStaging::Atoms128x4)
-    scales = c32(0); // stored by the producer lanes, not copied
-  else if (op.type.getBlockRows() == 16)
-    scales = mul(lshr(add(valid, c32(15)), 4), c32(kScaleBytesPerRow));
-  else
-    scales = mul(valid, c32(kScaleBytesPerRow));
-  return add(codes, scales);
+    return codes + op.scaleTileBytes;
+  if (plan.scalesByTensorMap(op))
+    return codes + op.scaleTileRows() * kScaleBytesPerRow;
+  return codes; // re-laid by the producer lanes, not copied
 }
 
 void GemmPipelineEmitter::copyOperand(const GemmOperand &op, Value codes,
@@ -274,26 +326,18 @@ void GemmPipelineEmitter::copyOperand(const GemmOperand &op, Value codes,
                                       Value kStep, Value stage,
                                       Value barrier) {
   Value stageBase = stagePtr(stage);
-  Value valid = validRows(op, tileRow0);
-  int64_t codesRowBytes = plan.k / 2;
-  int64_t scaleRowBytes = plan.k / 16;
-  Value batchRow0 = add(mul(batchIdx, c32(op.rows)), tileRow0);
-  auto copy = [&](Value dst, Value src, int64_t bytes) {
-    if (plan.copyEngine == GemmCopyEngine::Thread16B) {
-      for (int64_t at = 0; at < bytes; at += 16)
-        NVVM::CpAsyncOp::create(b, loc, offsetPtr(dst, at),
-                                offsetPtr(src, at), 16,
-                                NVVM::LoadCacheModifierKind::CG, Value());
-      return;
-    }
-    // The shared::cluster form of the copy exists since PTX 8.0 (sm_90);
-    // the shared::cta form needs PTX 8.6. A CTA's own shared memory is part
-    // of its cluster's window.
-    Value clusterDst = LLVM::AddrSpaceCastOp::create(
+  auto clusterPtr = [&](Value sharedPtr) {
+    // The shared::cluster forms of the copies exist since PTX 8.0 (sm_90);
+    // a CTA's own shared memory is part of its cluster's window.
+    return LLVM::AddrSpaceCastOp::create(
         b, loc, LLVM::LLVMPointerType::get(b.getContext(), kSharedCluster),
-        dst);
-    NVVM::CpAsyncBulkGlobalToSharedClusterOp::create(
-        b, loc, clusterDst, src, barrier, c32(bytes), Value(), Value());
+        sharedPtr);
+  };
+  auto tensorCopy = [&](Value map, int64_t offset, ValueRange coordinates) {
+    NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
+        b, loc, clusterPtr(offsetPtr(stageBase, offset)), map, coordinates,
+        barrier, ValueRange(), Value(), Value(), NVVM::TMALoadMode::TILE,
+        false, NVVM::CTAGroupKindAttr(), Value());
   };
   auto ifThen = [&](Value cond, function_ref<void()> body) {
     auto ifOp = scf::IfOp::create(b, loc, cond, false);
@@ -302,82 +346,58 @@ void GemmPipelineEmitter::copyOperand(const GemmOperand &op, Value codes,
     body();
   };
 
-  // Codes: one 128-byte copy per row; each lane takes every 32nd row.
-  for (int64_t r0 = 0; r0 < op.tileRows; r0 += 32) {
-    Value r = add(lane, c32(r0));
-    ifThen(ult(r, valid), [&] {
-      Value src = LLVM::GEPOp::create(
-          b, loc, codes.getType(), b.getI8Type(), codes,
-          ValueRange{offset64(b, loc, add(batchRow0, r), codesRowBytes,
-                              mul(kStep, c32(kCodeBytesPerRow)))});
-      if (plan.codesLayout == GemmCodesLayout::CoreMatrices) {
-        // Row r % 8 of the 8 core matrices (one per 16-byte chunk along
-        // K) of 8-row group r / 8: 16-byte copies, the only ones that fit.
-        Value rowBase = add(c32(op.codesOffset),
-                            add(mul(lshr(r, 3), c32(kCoreGroupBytes)),
-                                mul(andi(r, 7), c32(16))));
-        for (int64_t c = 0; c < kCodeBytesPerRow / 16; ++c)
-          copy(offsetPtr(stageBase, add(rowBase, c32(c * 128))),
-               offsetPtr(src, c * 16), 16);
-      } else {
-        Value dst = offsetPtr(stageBase, add(c32(op.codesOffset),
-                                             mul(r, c32(GemmOperand::kCodesPitch))));
-        copy(dst, src, kCodeBytesPerRow);
-      }
-      if (op.type.getLayout() == ScaleLayout::Linear &&
-          op.type.getBlockRows() == 1 &&
-          plan.scaleStaging == GemmScaleStaging::AsStored) {
-        Value srcScale = LLVM::GEPOp::create(
-            b, loc, scales.getType(), b.getI8Type(), scales,
-            ValueRange{offset64(b, loc, add(batchRow0, r), scaleRowBytes,
-                                mul(kStep, c32(kScaleBytesPerRow)))});
-        copy(offsetPtr(stageBase,
-                       add(c32(op.scalesOffset), mul(r, c32(kScaleBytesPerRow)))),
-             srcScale, kScaleBytesPerRow);
-      }
-    });
-  }
-  if (op.type.getLayout() == ScaleLayout::Linear &&
-      plan.scaleStaging == GemmScaleStaging::Atoms128x4)
-    stageScalesAsAtoms(op, scales, tileRow0, kStep, stageBase);
-  if (op.type.getLayout() == ScaleLayout::Linear &&
-      op.type.getBlockRows() == 16 &&
-      plan.scaleStaging == GemmScaleStaging::AsStored) {
-    // One 16-byte scale row per 16 rows of the operand.
-    Value groups = lshr(add(valid, c32(15)), 4);
-    ifThen(ult(lane, groups), [&] {
-      Value group = add(lshr(batchRow0, 4), lane);
-      Value src = LLVM::GEPOp::create(
-          b, loc, scales.getType(), b.getI8Type(), scales,
-          ValueRange{offset64(b, loc, group, scaleRowBytes,
-                              mul(kStep, c32(kScaleBytesPerRow)))});
-      copy(offsetPtr(stageBase,
-                     add(c32(op.scalesOffset), mul(lane, c32(kScaleBytesPerRow)))),
-           src, kScaleBytesPerRow);
-    });
-  }
-  if (op.type.getLayout() == ScaleLayout::Swizzled128x4) {
-    // The tile's rows are whole 128-row atoms and a K step is 4 atoms of
-    // 4 column blocks: tileRows / 128 contiguous runs of 2 KiB (the layout
-    // pads rows to 128, so no copy reads past the buffer).
-    int64_t paddedRows = llvm::alignTo(op.rows, 128);
-    int64_t atomsPerRow = llvm::alignTo(plan.k / 16, 4) / 4;
-    for (int64_t a = 0; a < op.tileRows / 128; ++a) {
-      ifThen(eq(lane, a), [&] {
+  ifThen(eq(lane, 0), [&] {
+    // Codes: the box [1, tileRows, 128 bytes] at (batch, tile row, K step);
+    // coordinates innermost first.
+    tensorCopy(codes, op.codesOffset,
+               {mul(kStep, c32(kCodesRowBytes)), tileRow0, batchIdx});
+    if (plan.scalesByTensorMap(op)) {
+      // Linear scales: the box [1, scale rows of the tile, 16 bytes].
+      Value scaleRow0 = op.type.getBlockRows() == 16 ? lshr(tileRow0, 4)
+                                                     : tileRow0;
+      tensorCopy(scales, op.scalesOffset,
+                 {mul(kStep, c32(kScaleBytesPerRow)), scaleRow0, batchIdx});
+    }
+    if (op.type.getLayout() == ScaleLayout::Swizzled128x4) {
+      // The tile's rows are whole 128-row atoms and a K step is 4 atoms of
+      // 4 column blocks: tileRows / 128 contiguous runs of 2 KiB (the
+      // layout pads rows to 128, so no copy reads past the buffer).
+      int64_t paddedRows = llvm::alignTo(op.rows, 128);
+      int64_t atomsPerRow = llvm::alignTo(plan.k / 16, 4) / 4;
+      for (int64_t a = 0; a < op.tileRows / 128; ++a) {
         Value atomRow = add(lshr(tileRow0, 7), c32(a));
         Value rowInBatch = add(mul(batchIdx, c32(paddedRows / 128)), atomRow);
         Value src = LLVM::GEPOp::create(
             b, loc, scales.getType(), b.getI8Type(), scales,
             ValueRange{offset64(b, loc, rowInBatch, atomsPerRow * 512,
                                 mul(kStep, c32(4 * 512)))});
-        copy(offsetPtr(stageBase, c32(op.scalesOffset + a * 4 * 512)), src,
-             4 * 512);
-      });
+        NVVM::CpAsyncBulkGlobalToSharedClusterOp::create(
+            b, loc,
+            clusterPtr(offsetPtr(stageBase, op.scalesOffset + a * 4 * 512)),
+            src, barrier, c32(4 * 512), Value(), Value());
+      }
     }
-  }
+  });
+  if (op.type.getLayout() == ScaleLayout::Linear &&
+      plan.scaleStaging == GemmScaleStaging::Atoms128x4)
+    stageScalesAsAtoms(op, scales, tileRow0, kStep, stageBase);
 }
 
 void GemmPipelineEmitter::emitProducer() {
+  // The tensor maps live in global memory, written by the runtime before
+  // the launch through the generic proxy; the TMA reads them through the
+  // tensormap proxy (PTX ISA 9.7.13.4, fence.proxy.tensormap::generic).
+  auto ifLane0 = scf::IfOp::create(b, loc, eq(lane, 0), false);
+  {
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPointToStart(ifLane0.thenBlock());
+    for (Value map : {codesA, scalesA, codesB, scalesB})
+      if (map.getType() ==
+          LLVM::LLVMPointerType::get(b.getContext(), kGeneric))
+        NVVM::FenceProxyAcquireOp::create(b, loc, NVVM::MemScopeKind::SYS,
+                                          map, c32(128));
+  }
+
   auto loop = scf::ForOp::create(b, loc, c32(0), c32(plan.kSteps()), c32(1));
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(loop.getBody());
@@ -389,24 +409,15 @@ void GemmPipelineEmitter::emitProducer() {
       b, loc, emptyBarrier(stage),
       arith::XOrIOp::create(b, loc, parityOf(*this, kStep), c32(1)), c32(0));
   Value barrier = fullBarrier(stage);
-  if (plan.copyEngine == GemmCopyEngine::Thread16B) {
-    copyOperand(plan.a, codesA, scalesA, rowA0, kStep, stage, barrier);
-    copyOperand(plan.b, codesB, scalesB, rowB0, kStep, stage, barrier);
-    // Each lane's arrival fires once its own copies have landed.
-    NVVM::CpAsyncMBarrierArriveOp::create(b, loc, barrier, /*noinc=*/true);
-    return;
-  }
   // Lane 0 announces the bytes this phase will receive and arrives; the
   // phase completes when they have all landed.
-  auto ifLane0 = scf::IfOp::create(b, loc, eq(lane, 0), false);
+  auto ifLane0Tx = scf::IfOp::create(b, loc, eq(lane, 0), false);
   {
     OpBuilder::InsertionGuard g(b);
-    b.setInsertionPointToStart(ifLane0.thenBlock());
-    Value bytes = add(txBytes(plan.a, validRows(plan.a, rowA0)),
-                      txBytes(plan.b, validRows(plan.b, rowB0)));
-    NVVM::MBarrierArriveExpectTxOp::create(b, loc, Type(), barrier, bytes,
-                                           NVVM::MemScopeKind::CTA, false,
-                                           Value());
+    b.setInsertionPointToStart(ifLane0Tx.thenBlock());
+    NVVM::MBarrierArriveExpectTxOp::create(
+        b, loc, Type(), barrier, c32(txBytes(plan.a) + txBytes(plan.b)),
+        NVVM::MemScopeKind::CTA, false, Value());
   }
   copyOperand(plan.a, codesA, scalesA, rowA0, kStep, stage, barrier);
   copyOperand(plan.b, codesB, scalesB, rowB0, kStep, stage, barrier);
@@ -469,6 +480,16 @@ void GemmPipelineEmitter::stageScalesAsAtoms(const GemmOperand &op,
 //===----------------------------------------------------------------------===//
 // Scales and the epilogue
 //===----------------------------------------------------------------------===//
+
+Value GemmPipelineEmitter::codesOffset(const GemmOperand &op, Value tileRow,
+                                       Value byteInRow) {
+  // Chunk c of row r is stored as chunk c ^ (r % 8): XOR the row's low three
+  // bits into bits 4-6 of the byte offset.
+  Value swizzled =
+      arith::XOrIOp::create(b, loc, byteInRow, shl(andi(tileRow, 7), 4));
+  return add(c32(op.codesOffset),
+             add(mul(tileRow, c32(kCodesRowBytes)), swizzled));
+}
 
 Value GemmPipelineEmitter::scaleOffset(const GemmOperand &op, Value tileRow,
                                        Value block) {

@@ -12,19 +12,30 @@
 //     E2M1 codes and 16 E4M3 scales per row);
 //   * the shared-memory ring of `stages` stages, each holding the packed codes
 //     and the scale tiles of A and B for one K step;
-//   * a producer warp that fills the ring with bulk asynchronous copies
-//     (cp.async.bulk, the TMA engine) completing on a per-stage "full"
-//     mbarrier with a transaction count, and consumer warps that release a
-//     stage through its "empty" mbarrier when they are done with it;
+//   * a producer warp whose lane 0 fills the ring with TMA copies -- one
+//     cp.async.bulk.tensor per operand for the codes (a 3-D tensor map
+//     [batch, rows, K/2] with the 128-byte swizzle, out-of-range rows filled
+//     with zeros), one per operand for linear scales, cp.async.bulk for
+//     128x4 scale atoms -- completing on a per-stage "full" mbarrier with a
+//     transaction count, and consumer warps that release a stage through
+//     its "empty" mbarrier when they are done with it;
 //   * the scale-tile addressing for the three scale layouts (linear 1x16,
 //     linear 16x16, swizzled 128x4 atoms);
 //   * the epilogue: TE's alpha = alpha * amaxA * amaxB / (6 * 448)^2 and a
 //     bounds-checked store of FP32 or BF16.
 //
 // The consumer -- the math -- is per chip: dequantize to BF16 + mma.sync on
-// sm_90a (MmaSyncMatmul.cpp). Rows of A or B past the matrix edge are never
-// copied; the stale shared memory they leave only feeds outputs that the
-// epilogue does not store.
+// sm_90a (MmaSyncMatmul.cpp), tcgen05 on sm_100a/sm_103a (Tcgen05Matmul.cpp),
+// mma.sync block_scale on sm_120a (MmaBlockScaleMatmul.cpp). Rows of A or B
+// past the matrix edge arrive as zeros (codes, TMA scales) or are left stale
+// (re-laid scales); either way they only feed outputs that the epilogue does
+// not store.
+//
+// The tensor maps are kernel parameters of type !nvgpu.tensormap.descriptor:
+// the host function creates them with nvgpu.tma.create.descriptor, the
+// kernel manifest describes them ("tensormap" parameters), and a runtime
+// encodes them with cuTensorMapEncodeTiled into 128 bytes of device memory
+// whose address the kernel receives (docs/Runtime.md).
 //
 //===----------------------------------------------------------------------===//
 
@@ -45,27 +56,30 @@ namespace nvfp4 {
 namespace kernels {
 
 /// K elements per pipeline stage: 128 bytes of codes and 16 scale bytes per
-/// row, so every bulk copy is a multiple of 16 bytes at a 16-byte aligned
+/// row, so every copy is a multiple of 16 bytes at a 16-byte aligned
 /// address.
 constexpr int64_t kGemmTileK = 256;
 
-/// How a stage holds the packed codes of one K step (128 bytes per row).
-enum class GemmCodesLayout {
-  /// Row after row, GemmOperand::kCodesPitch bytes apart (sm_90a consumers).
-  PitchedRows,
-  /// The K-major, SWIZZLE_NONE canonical layout a tcgen05 shared-memory
-  /// descriptor describes (PTX ISA 9.7.16.3, CUTLASS's UMMA INTERLEAVE
-  /// layout ((8,n),2):((1,SBO),LBO) in 16-byte units): core matrices of
-  /// 8 rows x 16 bytes (128 contiguous bytes); the core matrix of 8-row
-  /// group g and 16-byte chunk c starts at g * kCoreGroupBytes + c * 128.
-  /// So LBO (next core matrix along K) = 128 bytes and SBO (next 8 rows) =
-  /// kCoreGroupBytes. One cp.async.bulk per (row, 16-byte chunk).
-  CoreMatrices,
-};
+/// Bytes of one row of codes in a stage (the 256 codes of a K step).
+///
+/// Codes arrive by TMA tensor copies with the 128-byte swizzle: the 16-byte
+/// chunk c of tile row r lies at r * 128 + ((c ^ (r % 8)) * 16) of the
+/// operand's code tile (GemmPipelineEmitter::codesOffset). This is the
+/// layout a tcgen05 shared-memory descriptor calls K-major SWIZZLE_128B
+/// (8-row groups SBO = 1024 bytes apart, PTX ISA 9.7.16.4.1), and it keeps
+/// the sm_90a / sm_120a fragment loads free of bank conflicts: 8 rows read at
+/// the same K hit 8 different chunks.
+constexpr int64_t kCodesRowBytes = kGemmTileK / 2;
+
+/// The 128-byte swizzle pattern repeats every 8 rows; code tiles start on
+/// multiples of it so that "r % 8" is the row's address bits 7-9.
+constexpr int64_t kSwizzleRepeatBytes = 1024;
 
 /// How a stage holds the scales of one K step.
 enum class GemmScaleStaging {
-  /// The bytes of the global layout (linear rows, or 128x4 atoms).
+  /// The bytes of the global layout: linear rows (16 bytes per row, or per
+  /// 16 rows for 16x16 blocks) by a TMA tensor copy, 128x4 atoms by a bulk
+  /// copy.
   AsStored,
   /// Always 128x4 atoms (docs/Blackwell.md section 4), the source of
   /// tcgen05.cp.32x128b.warpx4: swizzled inputs are copied as they are,
@@ -74,27 +88,11 @@ enum class GemmScaleStaging {
   Atoms128x4,
 };
 
-/// How the producer warp moves a K step into shared memory.
-enum class GemmCopyEngine {
-  /// cp.async.bulk (the TMA engine without a tensor map), one per
-  /// contiguous run, completing on the "full" barrier's transaction count.
-  Bulk,
-  /// 16-byte cp.async (LDGSTS) by the producer lanes; each lane's
-  /// cp.async.mbarrier.arrive.noinc arrives once its copies have landed.
-  /// Measured on the H200 (bench/RESULTS.md): the TMA engine processes the
-  /// pitched layout's 512 row copies of 16..128 bytes per stage about 5x
-  /// slower than LDGSTS moves the same bytes, so sm_90a uses this.
-  Thread16B,
-};
-
 /// Who releases a stage on its "empty" barrier.
 enum class GemmStageRelease {
   ConsumerThreads, ///< every consumer thread arrives (releaseStage)
   Tcgen05Commit,   ///< one tcgen05.commit arrives once the MMAs are done
 };
-
-/// Bytes of one 8-row group of codes in the CoreMatrices layout.
-constexpr int64_t kCoreGroupBytes = 8 * kGemmTileK / 2;
 
 /// One operand (A or B) of the GEMM as the pipeline sees it.
 struct GemmOperand {
@@ -104,10 +102,9 @@ struct GemmOperand {
   int64_t codesOffset, scalesOffset; ///< byte offsets inside a stage
   int64_t scaleTileBytes;            ///< scale bytes per stage
 
-  /// Bytes between two rows of codes in shared memory: 128 bytes of data
-  /// plus 32 bytes of padding, so that the 8-byte loads of 16 consecutive
-  /// lanes (4 rows x 4 lanes) hit 32 distinct banks.
-  static constexpr int64_t kCodesPitch = 160;
+  /// Rows of the scale matrix per tile: tileRows, or tileRows / 16 for
+  /// 16x16 blocks (linear layouts).
+  int64_t scaleTileRows() const { return tileRows / type.getBlockRows(); }
 };
 
 /// The static plan of one GEMM kernel.
@@ -117,24 +114,21 @@ struct GemmPlan {
   int64_t consumerWarps;
   GemmOperand a, b;
   int64_t stageBytes;
-  int64_t barrierBytes; ///< full[stages] then empty[stages], 8 bytes each
+  int64_t barrierBytes; ///< full[stages], empty[stages] (8 bytes each), ...
   Type resultElement;
-  GemmCodesLayout codesLayout = GemmCodesLayout::PitchedRows;
   GemmScaleStaging scaleStaging = GemmScaleStaging::AsStored;
   GemmStageRelease stageRelease = GemmStageRelease::ConsumerThreads;
-  GemmCopyEngine copyEngine = GemmCopyEngine::Bulk;
 
-  /// Shared-memory bytes per row of codes in a stage.
-  int64_t codesRowBytes() const {
-    return codesLayout == GemmCodesLayout::CoreMatrices
-               ? kGemmTileK / 2
-               : GemmOperand::kCodesPitch;
+  /// Whether `op`'s scales arrive by a TMA tensor copy (linear layouts
+  /// staged as stored); otherwise a bulk copy (128x4 atoms) or the
+  /// producer lanes (linear layouts re-laid as atoms) move them.
+  bool scalesByTensorMap(const GemmOperand &op) const {
+    return op.type.getLayout() == ScaleLayout::Linear &&
+           scaleStaging == GemmScaleStaging::AsStored;
   }
   /// Arrivals that complete a phase of a "full" barrier: the producer's
   /// expect_tx, plus one after re-laid scales were stored.
   int64_t fullArrivals() const {
-    if (copyEngine == GemmCopyEngine::Thread16B)
-      return 32; // every producer lane
     return scaleStaging == GemmScaleStaging::Atoms128x4 ? 2 : 1;
   }
   /// Arrivals that complete a phase of an "empty" barrier.
@@ -149,8 +143,10 @@ struct GemmPlan {
 
   int64_t kSteps() const { return k / kGemmTileK; }
   int64_t threads() const { return (consumerWarps + 1) * 32; }
+  /// The dynamic shared memory to request: the kernel rounds the base up
+  /// to kSwizzleRepeatBytes, which may skip up to that many bytes.
   int64_t sharedMemoryBytes() const {
-    return barrierBytes + stages * stageBytes;
+    return kSwizzleRepeatBytes + barrierBytes + stages * stageBytes;
   }
   int64_t producerWarp() const { return consumerWarps; }
   /// The grid: (N tiles, M tiles, batch).
@@ -176,7 +172,8 @@ GemmPlan makeGemmPlan(const ::nvfp4::target::ChipInfo &chip,
 class GemmPipelineEmitter {
 public:
   /// `args` are the kernel arguments: codesA, scalesA, amaxA, codesB,
-  /// scalesB, amaxB, alpha, C.
+  /// scalesB, amaxB, alpha, C -- codes as tensor maps, scales as tensor
+  /// maps where GemmPlan::scalesByTensorMap, otherwise as buffers.
   GemmPipelineEmitter(OpBuilder &b, Location loc, const GemmPlan &plan,
                       ValueRange args);
 
@@ -209,9 +206,12 @@ public:
   Value stagePtr(Value stage);
   Value fullBarrier(Value stage);
   Value emptyBarrier(Value stage);
-  /// Shared memory at byte `offset` of the dynamic shared memory (the
-  /// barrier area is bytes [0, barrierBytes)).
-  Value sharedPtr(int64_t offset) { return offsetPtr(smem, offset); }
+  /// Shared memory at byte `offset` of the barrier area, which follows the
+  /// stages: full[stages], empty[stages], then what a consumer adds from
+  /// GemmPlan::freeBarrierByte() on.
+  Value sharedPtr(int64_t offset) {
+    return offsetPtr(smem, plan.stages * plan.stageBytes + offset);
+  }
 
   /// Thread 0 initializes the barriers; then the whole CTA synchronizes.
   void initBarriers();
@@ -222,6 +222,9 @@ public:
   void waitFull(Value kStep);
   /// This thread is done reading stage `kStep % stages`.
   void releaseStage(Value kStep);
+  /// Shared-memory byte offset (i32, relative to the stage base) of byte
+  /// `byteInRow` (0..127) of the codes of `tileRow`: the 128-byte swizzle.
+  Value codesOffset(const GemmOperand &op, Value tileRow, Value byteInRow);
   /// Shared-memory byte offset (i32) of the scale of `tileRow` (a row of
   /// the operand's tile) and block `block` (0..15) of the current K step,
   /// relative to the stage base.
@@ -245,15 +248,28 @@ private:
   void copyOperand(const GemmOperand &op, Value codes, Value scales,
                    Value tileRow0, Value kStep, Value stage, Value barrier);
   Value validRows(const GemmOperand &op, Value tileRow0);
-  Value txBytes(const GemmOperand &op, Value valid);
+  int64_t txBytes(const GemmOperand &op);
   void stageScalesAsAtoms(const GemmOperand &op, Value scales, Value tileRow0,
                           Value kStep, Value stageBase);
 
   ValueRange args;
   Value tid, warp, lane, batchIdx, rowA0, rowB0;
-  Value smem; ///< shared-memory base pointer
-  Value codesA, scalesA, codesB, scalesB; ///< global pointers
+  Value smem; ///< shared-memory base pointer, kSwizzleRepeatBytes aligned
+  /// Tensor maps (generic pointers) or global buffers, per GemmPlan.
+  Value codesA, scalesA, codesB, scalesB;
 };
+
+/// The kernel argument types of a tensor-core GEMM for `plan`, given the
+/// buffer types of the SIMT kernel's arguments (codesA, scalesA, amaxA,
+/// codesB, scalesB, amaxB, alpha, C): codes, and scales that
+/// GemmPlan::scalesByTensorMap, become tensor-map descriptors.
+SmallVector<Type> gemmKernelArgTypes(const GemmPlan &plan,
+                                     TypeRange bufferTypes);
+
+/// The tensor-map descriptor type of the codes (`scales` false) or the
+/// linear scales of `op`: the box one stage receives.
+Type gemmTensorMapType(const GemmPlan &plan, const GemmOperand &op,
+                       bool scales);
 
 /// Builds the sm_90a kernel: the shared pipeline with consumers that
 /// dequantize E2M1 x E4M3 exactly to BF16 in registers and multiply with
@@ -261,8 +277,8 @@ private:
 gpu::GPUFuncOp buildMmaSyncGemmKernel(ModuleOp module, const GemmPlan &plan,
                                       TypeRange argTypes, StringRef name);
 
-/// Builds the sm_100a/sm_103a kernel: the shared pipeline (codes in
-/// CoreMatrices layout, scales as 128x4 atoms) feeding one MMA warp that
+/// Builds the sm_100a/sm_103a kernel: the shared pipeline (codes in the
+/// 128-byte swizzle, scales as 128x4 atoms) feeding one MMA warp that
 /// moves the scales to Tensor Memory with tcgen05.cp and issues
 /// tcgen05.mma.cta_group::1.kind::mxf4nvf4.block_scale.block16, and four
 /// epilogue warps that read the accumulator with tcgen05.ld. Defined in

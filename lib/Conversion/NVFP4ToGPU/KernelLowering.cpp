@@ -18,6 +18,7 @@
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 
 namespace mlir {
 namespace nvfp4 {
@@ -39,6 +40,11 @@ struct ConvertNVFP4KernelsToNVVMPass
     options.useBarePtrCallConv = true;
     LLVMTypeConverter converter(ctx, options);
     configureGpuToNVVMTypeConverter(converter);
+    // A TMA tensor map parameter is the generic address of its 128 bytes
+    // (the runtime keeps them in global memory; GemmPipeline.h).
+    converter.addConversion([ctx](nvgpu::TensorMapDescriptorType) -> Type {
+      return LLVM::LLVMPointerType::get(ctx);
+    });
 
     RewritePatternSet patterns(ctx);
     populateGpuToNVVMConversionPatterns(converter, patterns);

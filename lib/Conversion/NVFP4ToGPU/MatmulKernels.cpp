@@ -24,6 +24,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 
@@ -150,6 +151,24 @@ gpu::GPUFuncOp buildScaledMatmulKernel(ModuleOp module,
       });
 }
 
+/// The tensor map (`mapType`, a !nvgpu.tensormap.descriptor) of `buffer`
+/// viewed as [batch, rows, rowBytes], created by the host.
+Value createTensorMap(OpBuilder &b, Location loc, Value buffer, int64_t batch,
+                      int64_t rowBytes, Type mapType) {
+  auto flat = cast<MemRefType>(buffer.getType());
+  auto map = cast<nvgpu::TensorMapDescriptorType>(mapType);
+  int64_t rows = flat.getNumElements() / batch / rowBytes;
+  Value view = memref::ExpandShapeOp::create(
+      b, loc, MemRefType::get({batch, rows, rowBytes}, flat.getElementType()),
+      flatten(b, loc, buffer), ArrayRef<ReassociationIndices>{{0, 1, 2}});
+  Value unranked = memref::CastOp::create(
+      b, loc, UnrankedMemRefType::get(flat.getElementType(), 0), view);
+  SmallVector<Value> box;
+  for (int64_t extent : map.getTensor().getShape())
+    box.push_back(indexConstant(b, loc, extent));
+  return nvgpu::TmaCreateDescriptorOp::create(b, loc, mapType, unranked, box);
+}
+
 struct ScaledMatmulToGPU : OpConversionPattern<ScaledMatmulOp> {
   ScaledMatmulToGPU(const TypeConverter &converter, MLIRContext *ctx,
                     const ::nvfp4::target::ChipInfo &chip)
@@ -196,7 +215,15 @@ struct ScaledMatmulToGPU : OpConversionPattern<ScaledMatmulOp> {
              .empty())
       plan.reset();
     if (plan) {
-      SmallVector<Type> argTypes = matmulArgTypes(lhsType, rhsType, resultType);
+      SmallVector<Type> argTypes = gemmKernelArgTypes(
+          *plan, matmulArgTypes(lhsType, rhsType, resultType));
+      // Codes (and linear scales the plan stages as stored) go to the
+      // kernel as tensor maps of their buffers.
+      for (int64_t i : {0, 1, 3, 4})
+        if (isa<nvgpu::TensorMapDescriptorType>(argTypes[i]))
+          args[i] = createTensorMap(rewriter, loc, args[i], plan->batch,
+                                    i % 3 == 0 ? plan->k / 2 : plan->k / 16,
+                                    argTypes[i]);
       std::string name = matmulName(lhsType, rhsType, resultType);
       gpu::GPUFuncOp kernel =
           tcgen05 ? buildTcgen05GemmKernel(module, *plan, argTypes,

@@ -75,10 +75,10 @@ struct MmaBlockScaleConsumer {
   /// `step` of tile row `row`.
   Value codeWord(Value stage, const GemmOperand &op, Value row, Value step,
                  int64_t half, Value t) {
-    Value offset = e.add(
-        e.add(e.c32(op.codesOffset + half * 16),
-              e.mul(row, e.c32(e.plan.codesRowBytes()))),
-        e.add(e.mul(step, e.c32(kMmaK / 2)), e.mul(t, e.c32(4))));
+    Value offset = e.codesOffset(
+        op, row,
+        e.add(e.add(e.mul(step, e.c32(kMmaK / 2)), e.c32(half * 16)),
+              e.mul(t, e.c32(4))));
     return loadWord(stage, offset);
   }
 
@@ -188,8 +188,7 @@ kernels::mmaBlockScaleGemmUnsupportedReason(const GemmPlan &plan,
       plan.consumerWarps != kWarpsM * kWarpsN)
     return "the mma.sync block_scale kernel needs a 128 x 128 tile and 9 "
            "warps";
-  if (plan.codesLayout != GemmCodesLayout::PitchedRows ||
-      plan.scaleStaging != GemmScaleStaging::AsStored ||
+  if (plan.scaleStaging != GemmScaleStaging::AsStored ||
       plan.stageRelease != GemmStageRelease::ConsumerThreads)
     return "the pipeline plan is not laid out for mma.sync";
   if (plan.sharedMemoryBytes() > maxSharedMemoryBytes)

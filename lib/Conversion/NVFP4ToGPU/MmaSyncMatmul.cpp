@@ -116,10 +116,8 @@ struct MmaSyncConsumer {
   /// The 8 bytes (16 codes of block 4q + t) of `tileRow` as two i32.
   std::pair<Value, Value> loadCodes(Value stage, const GemmOperand &op,
                                     Value tileRow, Value q, Value t) {
-    Value offset = e.add(
-        e.add(e.c32(op.codesOffset),
-              e.mul(tileRow, e.c32(GemmOperand::kCodesPitch))),
-        e.add(e.mul(q, e.c32(32)), e.mul(t, e.c32(8))));
+    Value offset = e.codesOffset(
+        op, tileRow, e.add(e.mul(q, e.c32(32)), e.mul(t, e.c32(8))));
     auto type = VectorType::get({2}, b.getI32Type());
     Value words = LLVM::LoadOp::create(b, loc, type, e.offsetPtr(stage, offset),
                                        8);

@@ -17,6 +17,7 @@
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 
@@ -92,7 +93,8 @@ struct ConvertNVFP4ToGPUPass
                            gpu::GPUDialect, LLVM::LLVMDialect,
                            math::MathDialect,
                            memref::MemRefDialect, NVVM::NVVMDialect,
-                           scf::SCFDialect, vector::VectorDialect>();
+                           nvgpu::NVGPUDialect, scf::SCFDialect,
+                           vector::VectorDialect>();
     populateBlockScaledBoundaryConversion(converter, patterns, target);
 
     if (failed(applyPartialConversion(module, target, std::move(patterns))))

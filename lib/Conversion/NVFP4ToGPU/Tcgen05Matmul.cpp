@@ -8,12 +8,15 @@
 // kernel is a consumer of the shared pipeline (GemmPipeline.h); the plan
 // asks it for
 //
-//   * codes in the K-major SWIZZLE_NONE canonical layout (GemmCodesLayout::
-//     CoreMatrices): the 128 code bytes of a row in a K step are 8 core
-//     matrices of 8 rows x 16 bytes; descriptor LBO = 128 (next 16 bytes
-//     along K), SBO = kCoreGroupBytes (next 8 rows) -- PTX ISA 9.7.16.3
-//     "Major-ness supported by strides", 9.7.16.4.1 "Shared memory
-//     descriptor";
+//   * codes as the TMA writes them with the 128-byte swizzle: a tile row's
+//     128 code bytes of a K step are one 128-byte row, 16-byte chunks XORed
+//     with the row's bits 0-2 -- the K-major SWIZZLE_128B canonical layout
+//     (PTX ISA 9.7.16.3 "Shared memory layout and swizzling", 9.7.16.4.1
+//     "Shared memory descriptor"): SBO = 1024 (next 8-row group), LBO
+//     unused (one MMA's 32 bytes of K stay inside the 128-byte swizzle
+//     row; encoded as 16). MMA step j starts 32 j bytes into the rows: the
+//     swizzle is a function of the address bits, so advancing the start
+//     address walks K (the pattern base stays 1024-aligned: base offset 0);
 //   * scales as 128x4 atoms (GemmScaleStaging::Atoms128x4): atom j of a K
 //     step holds K blocks 4j..4j+3 of the tile's 128 rows, which is what one
 //     tcgen05.cp.cta_group::1.32x128b.warpx4 turns into the 4 TMEM columns
@@ -29,11 +32,11 @@
 //   warp 4     MMA: its lane 0 -- always the same thread, so that
 //              tcgen05.commit tracks all of its copies and MMAs -- issues
 //              the tcgen05.cp, tcgen05.mma and tcgen05.commit;
-//   warp 5     producer: the shared pipeline's bulk copies.
+//   warp 5     producer: the shared pipeline's TMA copies.
 //
 // Synchronization:
 //
-//   full[s]   producer -> MMA: expect_tx + cp.async.bulk completion, plus
+//   full[s]   producer -> MMA: expect_tx + TMA completion, plus
 //             one arrival after the re-laid linear scales (st.shared +
 //             fence.proxy.async);
 //   empty[s]  MMA -> producer: tcgen05.commit.mbarrier::arrive::one after
@@ -111,8 +114,7 @@ tgt::Expected<Tcgen05Constants> planConstants(const GemmPlan &plan) {
   auto fail = [](const std::string &why) {
     return Result(tgt::Status::error(why));
   };
-  if (plan.codesLayout != GemmCodesLayout::CoreMatrices ||
-      plan.scaleStaging != GemmScaleStaging::Atoms128x4 ||
+  if (plan.scaleStaging != GemmScaleStaging::Atoms128x4 ||
       plan.stageRelease != GemmStageRelease::Tcgen05Commit)
     return fail("the pipeline plan is not laid out for tcgen05");
   if (plan.tileM != 128 || plan.tileN % kLoadColumns != 0 ||
@@ -125,8 +127,11 @@ tgt::Expected<Tcgen05Constants> planConstants(const GemmPlan &plan) {
   c.instrDesc = idesc->Value;
 
   tgt::SmemDescriptorConfig codes;
-  codes.LeadingDimByteOffset = 128;
-  codes.StrideDimByteOffset = kCoreGroupBytes;
+  codes.LeadingDimByteOffset = 16;
+  codes.StrideDimByteOffset = 8 * kCodesRowBytes;
+  codes.Swizzle = tgt::SmemSwizzle::Bytes128;
+  static_assert(8 * kCodesRowBytes == kSwizzleRepeatBytes,
+                "an 8-row group is one swizzle pattern");
   auto codesDesc = tgt::encodeTcgen05SmemDescriptor(codes);
   if (!codesDesc.ok())
     return fail(codesDesc.message());
@@ -263,13 +268,12 @@ struct Tcgen05Kernel {
                 NVVM::Tcgen05CpSrcFormatAttr(), tmemPtr(column),
                 descriptor(c.scalesDesc, src));
           }
-        // MMA step j reads code bytes 32j..32j+31 of each row: core
-        // matrices 2j and 2j + 1, LBO apart.
+        // MMA step j reads code bytes 32j..32j+31 of each row.
         Value accumulate = arith::CmpIOp::create(
             b, loc, arith::CmpIPredicate::ne, kStep, e.c32(0));
         Value always = arith::ConstantIntOp::create(b, loc, b.getI1Type(), 1);
         for (int64_t step = 0; step < kMmaSteps; ++step) {
-          int64_t kOffset = step * (kMmaK / 2 / 16) * 128;
+          int64_t kOffset = step * (kMmaK / 2);
           Value aDesc = descriptor(
               c.codesDesc, e.add(base, e.c32(plan.a.codesOffset + kOffset)));
           Value bDesc = descriptor(
