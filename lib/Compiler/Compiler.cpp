@@ -29,6 +29,7 @@
 #include "llvm/IR/Module.h"
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Passes/PassBuilder.h"
+#include "llvm/Passes/StandardInstrumentations.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
@@ -237,7 +238,7 @@ static void collectLaunches(ModuleOp module, CompileResult &result) {
 /// Runs LLVM's NVPTX backend on the kernel module for `chip`.
 static FailureOr<std::string>
 emitPTX(gpu::GPUModuleOp kernels, const ::nvfp4::target::ChipInfo &chip,
-        bool printLLVM, std::string &llvmText) {
+        bool printLLVM, std::string &llvmText, TimingScope &timing) {
   static std::once_flag initialized;
   std::call_once(initialized, [] {
     LLVMInitializeNVPTXTargetInfo();
@@ -247,8 +248,10 @@ emitPTX(gpu::GPUModuleOp kernels, const ::nvfp4::target::ChipInfo &chip,
   });
 
   llvm::LLVMContext llvmContext;
+  TimingScope translateTiming = timing.nest("translate to LLVM IR");
   std::unique_ptr<llvm::Module> llvmModule =
       translateModuleToLLVMIR(kernels, llvmContext, "nvfp4_kernels");
+  translateTiming.stop();
   if (!llvmModule)
     return kernels.emitError("could not translate the kernels to LLVM IR");
 
@@ -276,14 +279,23 @@ emitPTX(gpu::GPUModuleOp kernels, const ::nvfp4::target::ChipInfo &chip,
   llvm::FunctionAnalysisManager fam;
   llvm::CGSCCAnalysisManager cgam;
   llvm::ModuleAnalysisManager mam;
-  llvm::PassBuilder builder(machine.get());
+  // LLVM's instrumentation, so that -time-passes and -print-after=<pass>
+  // also cover the optimizer (the legacy codegen pipeline has its own).
+  llvm::PassInstrumentationCallbacks instrumentation;
+  llvm::StandardInstrumentations standard(llvmContext,
+                                          /*DebugLogging=*/false);
+  standard.registerCallbacks(instrumentation, &mam);
+  llvm::PassBuilder builder(machine.get(), llvm::PipelineTuningOptions(),
+                            std::nullopt, &instrumentation);
   builder.registerModuleAnalyses(mam);
   builder.registerCGSCCAnalyses(cgam);
   builder.registerFunctionAnalyses(fam);
   builder.registerLoopAnalyses(lam);
   builder.crossRegisterProxies(lam, fam, cgam, mam);
+  TimingScope optTiming = timing.nest("LLVM O3");
   builder.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3)
       .run(*llvmModule, mam);
+  optTiming.stop();
 
   if (printLLVM) {
     llvm::raw_string_ostream os(llvmText);
@@ -296,6 +308,7 @@ emitPTX(gpu::GPUModuleOp kernels, const ::nvfp4::target::ChipInfo &chip,
   if (machine->addPassesToEmitFile(codegen, os, nullptr,
                                    llvm::CodeGenFileType::AssemblyFile))
     return kernels.emitError("the NVPTX backend cannot emit assembly");
+  TimingScope codegenTiming = timing.nest("NVPTX backend");
   codegen.run(*llvmModule);
   return std::string(ptx);
 }
@@ -401,9 +414,16 @@ mlir::nvfp4::compileModule(ModuleOp module, const CompileOptions &options) {
                    ? std::string()
                    : " nor at '" + options.ptxasPath + "'");
 
+  // Without --mlir-timing, a disabled manager's scopes cost nothing.
+  DefaultTimingManager noTiming;
+  TimingScope rootTiming = noTiming.getRootScope();
+  TimingScope &timing = options.timing ? *options.timing : rootTiming;
+
   CompileResult result;
   if (options.applyRecipe) {
     PassManager recipe(module.getContext());
+    TimingScope recipeTiming = timing.nest("graph passes");
+    recipe.enableTiming(recipeTiming);
     NVFP4AssignPrecisionOptions assign;
     assign.keepFirst = options.keepFirst;
     assign.keepLast = options.keepLast;
@@ -428,9 +448,12 @@ mlir::nvfp4::compileModule(ModuleOp module, const CompileOptions &options) {
   }
 
   PassManager pm(module.getContext());
+  TimingScope loweringTiming = timing.nest("GPU lowering");
+  pm.enableTiming(loweringTiming);
   buildGPUKernelPipeline(pm, chip->name);
   if (failed(pm.run(module)))
     return failure();
+  loweringTiming.stop();
 
   result.chip = std::string(chip->name);
   result.ptxVersion = chip->ptxVersion;
@@ -450,7 +473,7 @@ mlir::nvfp4::compileModule(ModuleOp module, const CompileOptions &options) {
               "do)";
   std::string llvmText;
   FailureOr<std::string> ptx = emitPTX(
-      kernels, *chip, options.emit == EmitKind::LLVM, llvmText);
+      kernels, *chip, options.emit == EmitKind::LLVM, llvmText, timing);
   if (failed(ptx))
     return failure();
   result.ptx = *ptx;
@@ -462,8 +485,10 @@ mlir::nvfp4::compileModule(ModuleOp module, const CompileOptions &options) {
   bool assemble = options.emit == EmitKind::Cubin ||
                   (options.verifyWithPtxas && !ptxas.empty());
   if (assemble) {
+    TimingScope ptxasTiming = timing.nest("ptxas");
     FailureOr<std::string> cubin =
         runPtxas(loc, ptxas, result.ptx, chip->name, result.kernels);
+    ptxasTiming.stop();
     if (failed(cubin))
       return failure();
     result.assembledWithPtxas = true;

@@ -19,6 +19,7 @@
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Support/FileUtilities.h"
+#include "mlir/Support/Timing.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/ErrorHandling.h"
 #include "llvm/Support/InitLLVM.h"
@@ -95,6 +96,8 @@ static int fail(const llvm::Twine &message) {
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
   llvm::install_fatal_error_handler(reportFatalLLVMError);
+  // --mlir-timing[-display=list|tree]: where the compile time goes.
+  registerDefaultTimingManagerCLOptions();
   cl::HideUnrelatedOptions(category);
   cl::ParseCommandLineOptions(argc, argv,
                               "nvfp4-compile: nvfp4 IR to PTX for one GPU\n");
@@ -121,6 +124,11 @@ int main(int argc, char **argv) {
   if (!input)
     return fail(error);
 
+  DefaultTimingManager timingManager;
+  applyDefaultTimingManagerCLOptions(timingManager);
+  TimingScope timing = timingManager.getRootScope();
+  options.timing = &timing;
+
   DialectRegistry registry;
   mlir::nvfp4::registerAllNVFP4Dependencies(registry);
   MLIRContext context(registry);
@@ -128,7 +136,9 @@ int main(int argc, char **argv) {
   sourceMgr.AddNewSourceBuffer(std::move(input), llvm::SMLoc());
   SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context);
 
+  TimingScope parseTiming = timing.nest("parse");
   OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
+  parseTiming.stop();
   if (!module)
     return 1;
   FailureOr<mlir::nvfp4::CompileResult> result = mlir::nvfp4::compileModule(*module, options);

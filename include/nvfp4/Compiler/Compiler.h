@@ -18,6 +18,7 @@
 #include "nvfp4/Report/PrecisionReport.h"
 
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/Support/Timing.h"
 #include "mlir/Support/LLVM.h"
 
 #include <array>
@@ -54,6 +55,9 @@ struct CompileOptions {
   /// Build the per-layer precision report (after the recipe, before the
   /// GPU lowering).
   bool buildPrecisionReport = false;
+  /// When set, the phases (each pass, LLVM translation, LLVM's optimizer,
+  /// the NVPTX backend, ptxas) are timed under this scope (--mlir-timing).
+  mlir::TimingScope *timing = nullptr;
 };
 
 /// One kernel parameter: a bare pointer, a scalar, or a TMA tensor map.
