@@ -36,11 +36,18 @@ func.func @quantize_with_amax(%x: tensor<32x32xf32>, %a: f32)
 // CHECK: gpu.func @nvfp4_amax_8192xbf16(%{{.*}}: memref<8192xbf16>, %{{.*}}: memref<1xi32>) kernel
 // CHECK: gpu.shuffle xor
 // CHECK: memref.atomic_rmw maxs
+// The 1x16 kernel: 4 runs of 16 per thread, their 16-byte loads all issued
+// first; codes stored as two i32 words (8 bytes) per run.
 // CHECK: gpu.func @nvfp4_quantize_64x128xbf16_1x16_rn
-// CHECK: vector.load %{{.*}} : memref<8192xbf16>, vector<16xbf16>
+// CHECK-COUNT-4: vector.load %{{.*}} {alignment = 16 : i64} : memref<8192xbf16>, vector<16xbf16>
+// CHECK-NOT: vector.store
+// CHECK: memref.view %{{.*}} : memref<4096xi8> to memref<1024xi32>
 // BW: nvvm.convert.f32x2.to.f4x2
 // HOPPER-NOT: nvvm.convert
-// CHECK: vector.store %{{.*}} : memref<4096xi8>, vector<8xi8>
+// CHECK: vector.store %{{.*}} {alignment = 8 : i64} : memref<1024xi32>, vector<2xi32>
+// CHECK: memref.store %{{.*}} : memref<512xi8>
+// CHECK-COUNT-3: vector.store %{{.*}} : memref<1024xi32>, vector<2xi32>
 // 16x16 tiles reduce the block amax across 16 lanes.
 // CHECK: gpu.func @nvfp4_quantize_32x32xf32_16x16_rn_swizzled
+// CHECK: vector.load %{{.*}} {alignment = 16 : i64} : memref<1024xf32>, vector<16xf32>
 // CHECK-COUNT-4: gpu.shuffle xor

@@ -1,0 +1,69 @@
+// RUN: nvfp4-opt %s --convert-nvfp4-to-gpu=chip=sm_90a | FileCheck %s --check-prefixes=CHECK,HOPPER
+// RUN: nvfp4-opt %s --convert-nvfp4-to-gpu=chip=sm_100a | FileCheck %s --check-prefixes=CHECK,BW
+
+// An RHT whose only user is a 1x16 quantization is fused into it: one
+// RHT + amax pass (the post-RHT amax) and one RHT + quantize kernel; the RHT
+// output is never allocated.
+
+!act = !nvfp4.tensor<64x128xf4E2M1FN, scale = f8E4M3FN, block = 1x16>
+
+// CHECK-LABEL: func.func @wgrad_operand
+// CHECK-NOT: nvfp4_hadamard
+// CHECK: %[[AMAX:.*]] = gpu.alloc () : memref<1xi32>
+// CHECK: gpu.memset %[[AMAX]]
+// CHECK: gpu.launch_func @nvfp4_kernels::@nvfp4_rht_amax_8192xbf16_mask55272
+// CHECK-SAME: args(%[[IN:.*]] : memref<8192xbf16>, %[[AMAX]] : memref<1xi32>)
+// CHECK-NOT: gpu.alloc () : memref<64x128xbf16>
+// CHECK: gpu.launch_func @nvfp4_kernels::@nvfp4_rht_quantize_64x128xbf16_1x16_sr_mask55272
+// CHECK-SAME: args(%[[IN]] : memref<8192xbf16>, %[[AMAX]] : memref<1xi32>, %{{.*}} : memref<4096xi8>, %{{.*}} : memref<512xi8>, %arg1 : i64)
+// CHECK-NOT: launch_func
+// CHECK: return
+func.func @wgrad_operand(%dy: tensor<64x128xbf16>, %seed: i64) -> !act {
+  %h = nvfp4.hadamard %dy : tensor<64x128xbf16>
+  %q = nvfp4.quantize %h rounding<stochastic> seed(%seed) : tensor<64x128xbf16> -> !act
+  return %q : !act
+}
+
+// A given amax (TE's amax from the previous step): no amax pass.
+// CHECK-LABEL: func.func @wgrad_operand_amax_given
+// CHECK-NOT: nvfp4_rht_amax
+// CHECK: gpu.memset
+// CHECK: gpu.launch_func @nvfp4_kernels::@nvfp4_rht_quantize_64x128xbf16_1x16_rn_mask55272
+// CHECK-NOT: launch_func
+// CHECK: return
+func.func @wgrad_operand_amax_given(%x: tensor<64x128xbf16>, %a: f32) -> !act {
+  %h = nvfp4.hadamard %x : tensor<64x128xbf16>
+  %q = nvfp4.quantize %h amax(%a) : tensor<64x128xbf16> -> !act
+  return %q : !act
+}
+
+// An RHT with another user stays a kernel of its own.
+// CHECK-LABEL: func.func @rht_two_users
+// CHECK: gpu.launch_func @nvfp4_kernels::@nvfp4_hadamard_8192xbf16_mask55272
+// CHECK: gpu.launch_func @nvfp4_kernels::@nvfp4_amax_8192xbf16
+// CHECK: gpu.launch_func @nvfp4_kernels::@nvfp4_quantize_64x128xbf16_1x16_rn
+func.func @rht_two_users(%x: tensor<64x128xbf16>) -> (!act, tensor<64x128xbf16>) {
+  %h = nvfp4.hadamard %x : tensor<64x128xbf16>
+  %q = nvfp4.quantize %h : tensor<64x128xbf16> -> !act
+  return %q, %h : !act, tensor<64x128xbf16>
+}
+
+// The post-RHT amax kernel: 16-byte loads, the RHT in registers (16
+// additions per output, rounded to BF16), one atomic max per warp.
+// CHECK: gpu.func @nvfp4_rht_amax_8192xbf16_mask55272
+// CHECK-COUNT-4: vector.load %{{.*}} {alignment = 16 : i64} : memref<8192xbf16>, vector<16xbf16>
+// CHECK: arith.truncf %{{.*}} : f32 to bf16
+// CHECK: gpu.shuffle xor
+// CHECK: memref.atomic_rmw maxs
+// The fused kernel: loads, then per run RHT, BF16 rounding, block scale,
+// Philox bits, rounding, one 8-byte store of codes.
+// CHECK: gpu.func @nvfp4_rht_quantize_64x128xbf16_1x16_sr_mask55272
+// CHECK-COUNT-4: vector.load %{{.*}} {alignment = 16 : i64} : memref<8192xbf16>, vector<16xbf16>
+// CHECK-NOT: vector.store
+// CHECK: arith.truncf %{{.*}} : f32 to bf16
+// CHECK: arith.mului_extended
+// HOPPER-NOT: nvvm.convert
+// HOPPER: math.fma
+// BW: nvvm.convert.f32x4.to.f4x4
+// CHECK: vector.store %{{.*}} {alignment = 8 : i64} : memref<1024xi32>, vector<2xi32>
+// CHECK: gpu.func @nvfp4_rht_quantize_64x128xbf16_1x16_rn_mask55272
