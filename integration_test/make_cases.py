@@ -72,9 +72,9 @@ def write_case(out, name, mlir, arrays, expected, meta, args):
 
 
 def quantize_case(out, args, name, shape, block=(1, 16), rounding="rn",
-                  seed=0, swizzled=False, edge=False, data_seed=1):
+                  seed=0, swizzled=False, edge=False, data_seed=1, amax=None):
     x = make_input(shape, data_seed, edge)
-    q = nvfp4.quantize(x, block=block, rounding=rounding, seed=seed)
+    q = nvfp4.quantize(x, block=block, rounding=rounding, seed=seed, amax=amax)
     scales = q.scales
     if swizzled:
         per_row = np.repeat(scales, block[0], axis=-2) if block[0] == 16 else scales
@@ -82,15 +82,43 @@ def quantize_case(out, args, name, shape, block=(1, 16), rounding="rn",
     dims = "x".join(str(d) for d in shape)
     t = tensor_type(shape, block, swizzled)
     sr = f" rounding<stochastic> seed(%seed)" if rounding == "sr" else ""
-    mlir = (f"func.func @main(%x: tensor<{dims}xbf16>, %seed: i64) -> {t} {{\n"
-            f"  %q = nvfp4.quantize %x{sr} : tensor<{dims}xbf16> -> {t}\n"
+    given = " amax(%a)" if amax is not None else ""
+    mlir = (f"func.func @main(%x: tensor<{dims}xbf16>, %seed: i64, %a: f32) -> {t} {{\n"
+            f"  %q = nvfp4.quantize %x{given}{sr} : tensor<{dims}xbf16> -> {t}\n"
             f"  return %q : {t}\n}}\n")
     write_case(out, name, mlir, {"x": x},
                {"codes": q.packed.reshape(-1),
                 "scales": np.asarray(scales, np.uint8).reshape(-1),
                 "amax": np.array([q.amax], np.float32).view(np.uint32)},
-               {"kind": "quantize", "args": ["x", "seed"],
-                "scalars": {"seed": seed},
+               {"kind": "quantize", "args": ["x", "seed", "a"],
+                "scalars": {"seed": seed,
+                            "a": float(amax) if amax is not None else 0.0},
+                "results": ["codes", "scales", "amax"]}, args)
+
+
+def rht_quantize_case(out, args, name, shape, rounding="sr", seed=0,
+                      edge=False, amax=None, data_seed=3):
+    """nvfp4.hadamard followed by its only user, a 1x16 quantization: the
+    compiler fuses them (one RHT + amax pass, one RHT + quantize kernel);
+    the bytes must equal the library's quantize(hadamard(x))."""
+    x = make_input(shape, data_seed, edge)
+    h = nvfp4.hadamard(x)
+    q = nvfp4.quantize(h, rounding=rounding, seed=seed, amax=amax)
+    dims = "x".join(str(d) for d in shape)
+    t = tensor_type(shape, (1, 16), False)
+    sr = f" rounding<stochastic> seed(%seed)" if rounding == "sr" else ""
+    given = " amax(%a)" if amax is not None else ""
+    mlir = (f"func.func @main(%x: tensor<{dims}xbf16>, %seed: i64, %a: f32) -> {t} {{\n"
+            f"  %h = nvfp4.hadamard %x : tensor<{dims}xbf16>\n"
+            f"  %q = nvfp4.quantize %h{given}{sr} : tensor<{dims}xbf16> -> {t}\n"
+            f"  return %q : {t}\n}}\n")
+    write_case(out, name, mlir, {"x": x},
+               {"codes": q.packed.reshape(-1),
+                "scales": np.asarray(q.scales, np.uint8).reshape(-1),
+                "amax": np.array([q.amax], np.float32).view(np.uint32)},
+               {"kind": "rht_quantize", "args": ["x", "seed", "a"],
+                "scalars": {"seed": seed,
+                            "a": float(amax) if amax is not None else 0.0},
                 "results": ["codes", "scales", "amax"]}, args)
 
 
@@ -169,8 +197,19 @@ def main():
     parser.add_argument("--build", default="build")
     parser.add_argument("--chip", default="sm_90a")
     parser.add_argument("--out", required=True)
+    parser.add_argument("--only", default="",
+                        help="comma-separated name prefixes: write only the "
+                             "cases whose names start with one of them")
     args = parser.parse_args()
     out = args.out
+    prefixes = tuple(p for p in args.only.split(",") if p)
+    if prefixes:
+        global write_case
+        write_all = write_case
+
+        def write_case(out, name, *rest):
+            if name.startswith(prefixes):
+                write_all(out, name, *rest)
     quantize_case(out, args, "quantize_1x16_rn", (256, 1024))
     quantize_case(out, args, "quantize_1x16_rn_edge", (64, 256), edge=True)
     quantize_case(out, args, "quantize_16x16_rn", (256, 512), block=(16, 16))
@@ -180,6 +219,22 @@ def main():
     quantize_case(out, args, "quantize_1x16_sr", (256, 1024), rounding="sr",
                   seed=0x123456789ABCDEF0)
     quantize_case(out, args, "quantize_decode_1x512", (1, 512))
+    quantize_case(out, args, "quantize_1x16_sr_edge", (64, 256), rounding="sr",
+                  seed=77, edge=True)
+    quantize_case(out, args, "quantize_1x16_amax_given", (256, 1024),
+                  amax=np.float32(3000.0))
+    # A tensor of 1000 runs: the last block of the 4-runs-per-thread
+    # kernels is partly empty.
+    quantize_case(out, args, "quantize_1x16_ragged_125x128", (125, 128))
+    # RHT fused into the quantization (wgrad operands).
+    rht_quantize_case(out, args, "rht_quantize_sr", (256, 1024),
+                      seed=0x0123456789ABCDEF)
+    rht_quantize_case(out, args, "rht_quantize_sr_edge", (64, 256), seed=5,
+                      edge=True)
+    rht_quantize_case(out, args, "rht_quantize_rn_ragged_125x128", (125, 128),
+                      rounding="rn")
+    rht_quantize_case(out, args, "rht_quantize_sr_amax_given", (128, 512),
+                      seed=9, amax=np.float32(1000.0))
     hadamard_case(out, args, "hadamard", (128, 512))
     dequantize_case(out, args, "dequantize_1x16", (128, 256), (1, 16))
     dequantize_case(out, args, "dequantize_16x16", (128, 256), (16, 16))

@@ -8,13 +8,16 @@
 set -uo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ROOT=$(cd "$HERE/.." && pwd)
-CASES=$HERE/cases
+CASES=${CASES_DIR:-$HERE/cases}
+# BUILD_DIR: the build whose nvfp4-compile and Python module make the cases
+# (default build/, which setup.sh configures and builds).
+BUILD=${BUILD_DIR:-$ROOT/build}
 
 if [[ ${1:-} != --device ]]; then
-  bash "$ROOT/scripts/setup.sh" || exit 1
+  BUILD_DIR=$BUILD bash "$ROOT/scripts/setup.sh" || exit 1
   rm -rf "$CASES"
-  PYTHONPATH="$ROOT/build/python_packages" /usr/bin/python3 "$HERE/make_cases.py" \
-    --build "$ROOT/build" --chip sm_90a --out "$CASES"
+  PYTHONPATH="$BUILD/python_packages" /usr/bin/python3 "$HERE/make_cases.py" \
+    --build "$BUILD" --chip sm_90a --out "$CASES"
   exit $?
 fi
 
