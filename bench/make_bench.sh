@@ -2,19 +2,38 @@
 # Compiles the benchmark kernels (sm_90a, for the lent H200) into bench/build/:
 # quantize 8192x8192 (1x16, RN); the wgrad operand recipe (RHT + amax + SR
 # quantize of an 8192x8192 operand along its last dimension, i.e. already in
-# the column-wise layout); the 8192^3 block-scaled GEMM. Then run
+# the column-wise layout; the compiler fuses the RHT into the quantize
+# kernel); both also with the amax given (TE passes the amax of the previous
+# step: no amax pass); the 8192^3 block-scaled GEMM. Then run
 #   python3 bench/run_bench.py bench/build      (on the GPU machine)
+# Environment: BUILD_DIR (default build/, built by setup.sh), BENCH_OUT
+# (default bench/build), BENCH_PROGRAMS (default: all of them).
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-OUT=$ROOT/bench/build
+OUT=${BENCH_OUT:-$ROOT/bench/build}
+BUILD=${BUILD_DIR:-$ROOT/build}
+PROGRAMS=${BENCH_PROGRAMS:-quantize quantize_amax_given wgrad_operand wgrad_operand_amax_given gemm}
 mkdir -p "$OUT"
-bash "$ROOT/scripts/setup.sh"
+[[ -n ${BUILD_DIR:-} ]] || bash "$ROOT/scripts/setup.sh"
 N=8192
 ACT="!nvfp4.tensor<${N}x${N}xf4E2M1FN, scale = f8E4M3FN, block = 1x16>"
 W="!nvfp4.tensor<${N}x${N}xf4E2M1FN, scale = f8E4M3FN, block = 16x16>"
 cat > "$OUT/quantize.mlir" <<MLIR
 func.func @quantize(%x: tensor<${N}x${N}xbf16>) -> $ACT {
   %q = nvfp4.quantize %x : tensor<${N}x${N}xbf16> -> $ACT
+  return %q : $ACT
+}
+MLIR
+cat > "$OUT/quantize_amax_given.mlir" <<MLIR
+func.func @quantize_amax_given(%x: tensor<${N}x${N}xbf16>, %amax: f32) -> $ACT {
+  %q = nvfp4.quantize %x amax(%amax) : tensor<${N}x${N}xbf16> -> $ACT
+  return %q : $ACT
+}
+MLIR
+cat > "$OUT/wgrad_operand_amax_given.mlir" <<MLIR
+func.func @wgrad_operand_amax_given(%dy: tensor<${N}x${N}xbf16>, %seed: i64, %amax: f32) -> $ACT {
+  %h = nvfp4.hadamard %dy : tensor<${N}x${N}xbf16>
+  %q = nvfp4.quantize %h amax(%amax) rounding<stochastic> seed(%seed) : tensor<${N}x${N}xbf16> -> $ACT
   return %q : $ACT
 }
 MLIR
@@ -31,8 +50,8 @@ func.func @gemm(%a: $ACT, %b: $W) -> tensor<${N}x${N}xbf16> {
   return %c : tensor<${N}x${N}xbf16>
 }
 MLIR
-for name in quantize wgrad_operand gemm; do
-  "$ROOT/build/bin/nvfp4-compile" "$OUT/$name.mlir" --chip=sm_90a --emit=cubin \
+for name in $PROGRAMS; do
+  "$BUILD/bin/nvfp4-compile" "$OUT/$name.mlir" --chip=sm_90a --emit=cubin \
     -o "$OUT/$name.cubin" --report="$OUT/$name.json" > /dev/null
 done
 echo "benchmark kernels in ${OUT#$ROOT/}"

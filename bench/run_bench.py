@@ -1,12 +1,15 @@
 #!/usr/bin/env python3
 """NVFP4 benchmarks on one GPU, with the peers measured in the same run.
 
-  python3 bench/run_bench.py bench/build
+  python3 bench/run_bench.py bench/build [--quantize-only]
 
 Each nvfp4 program runs from its manifest (report.json) like
 integration_test/run_cases.py: arguments uploaded, other buffers allocated
 (zeroed where the manifest says so), kernels launched in order. Times are
-CUDA-event medians of repeated runs after a warm-up.
+CUDA-event medians of repeated runs after a warm-up; the bandwidth rows
+(copy, quantize, RHT + SR) time BATCH back-to-back runs between two events,
+so that launch gaps of tens of microseconds do not count against kernels
+that run for tens of microseconds.
 """
 import json
 import os
@@ -43,13 +46,30 @@ def time_ms(fn, repeat=REPEAT):
     return float(np.median(times))
 
 
+def time_batched_ms(fn, batch=10, repeat=REPEAT):
+    """Median over `repeat` of the time of `batch` back-to-back runs of fn,
+    per run."""
+    fn()
+    cp.cuda.runtime.deviceSynchronize()
+    times = []
+    for _ in range(repeat):
+        start, stop = cp.cuda.Event(), cp.cuda.Event()
+        start.record()
+        for _ in range(batch):
+            fn()
+        stop.record()
+        stop.synchronize()
+        times.append(cp.cuda.get_elapsed_time(start, stop) / batch)
+    return float(np.median(times))
+
+
 def program(path, name, args):
     """A callable that runs nvfp4 program `name` with `args` (arrays or
     scalars, by function argument)."""
     with open(os.path.join(path, name + ".json")) as f:
         report = json.load(f)
     module = cp.RawModule(path=os.path.join(path, name + ".cubin"))
-    buffers, zeroed = [], []
+    buffers, zeroed, filled = [], [], []
     for b in report["buffers"]:
         dtype = DTYPES[b["element_type"]]
         if "argument" in b:
@@ -58,6 +78,9 @@ def program(path, name, args):
             buffers.append(cp.zeros(b["elements"], dtype))
             if b["zero_initialized"]:
                 zeroed.append(buffers[-1])
+            if "fill_from_argument" in b:  # e.g. a given amax (f32 bits)
+                value = np.float32(args[b["fill_from_argument"]]).view(np.uint32)
+                filled.append((buffers[-1], value))
     launches = []
     for k in report["kernels"]:
         params = []
@@ -83,6 +106,8 @@ def program(path, name, args):
     def run():
         for z in zeroed:  # the manifest's memsets are part of the work
             z.fill(0)
+        for buffer, value in filled:
+            buffer.fill(value)
         for fn, grid, block, params, smem in launches:
             fn(grid, block, params, shared_mem=smem)
     run.kernels = [k["name"] for k in report["kernels"]]
@@ -111,6 +136,27 @@ def torch_quantize(x):
     return packed, scale.view(torch.uint8), amax
 
 
+def torch_quantize_given(x, amax):
+    """torch_quantize with the tensor amax given (no amax reduction)."""
+    s_enc = torch.where((amax == 0) | torch.isinf(amax), torch.ones_like(amax),
+                        torch.clamp(2688.0 / amax, max=3.4028234663852886e38))
+    s_dec = 1.0 / s_enc
+    mult = s_enc * np.float32(1.0 / 6.0)
+    xb = x.float().view(x.shape[0], -1, 16)
+    bamax = xb.abs().amax(dim=-1, keepdim=True)
+    scale = torch.clamp(bamax * mult, max=448.0).to(torch.float8_e4m3fn)
+    enc = torch.clamp(1.0 / (scale.float() * s_dec), max=3.4028234663852886e38)
+    y = xb * enc
+    a = y.abs()
+    code = ((a > 0.25).int() + (a >= 0.75).int() + (a > 1.25).int() +
+            (a >= 1.75).int() + (a > 2.5).int() + (a >= 3.5).int() +
+            (a > 5.0).int())
+    code = code | (torch.signbit(y).int() << 3)
+    code = code.view(x.shape[0], -1, 2).to(torch.uint8)
+    packed = code[..., 0] | (code[..., 1] << 4)
+    return packed, scale.view(torch.uint8)
+
+
 def main():
     path = sys.argv[1]
     dev = cp.cuda.runtime.getDeviceProperties(0)["name"].decode()
@@ -124,28 +170,50 @@ def main():
 
     # Device copy: the bandwidth ceiling.
     dst = cp.empty_like(x_bits)
-    copy_ms = time_ms(lambda: dst.__setitem__(slice(None), x_bits))
+    copy_ms = time_batched_ms(lambda: dst.__setitem__(slice(None), x_bits))
     copy_gbs = 2 * in_bytes / copy_ms / 1e6
-    print(f"device copy {N}x{N} bf16: {copy_ms:.3f} ms, {copy_gbs:.0f} GB/s (read+write)")
+    print(f"device copy {N}x{N} bf16: {copy_ms:.4f} ms, {copy_gbs:.0f} GB/s (read+write)")
 
-    # nvfp4 quantize (amax pass + quantize pass).
-    q = program(path, "quantize", [x_bits])
-    q_ms = time_ms(q)
-    q_gbs = (in_bytes + out_bytes) / q_ms / 1e6
-    print(f"nvfp4 quantize 1x16 RN: {q_ms:.3f} ms, {q_gbs:.0f} GB/s "
-          f"(input + output bytes) = {q_gbs / copy_gbs:.2f} x copy")
+    def report(label, ms, peer_ms=None):
+        gbs = (in_bytes + out_bytes) / ms / 1e6
+        line = (f"{label}: {ms:.4f} ms, {gbs:.0f} GB/s (input + output bytes) "
+                f"= {gbs / copy_gbs:.2f} x copy")
+        if peer_ms is not None:
+            line += f"; nvfp4 is {peer_ms / ms:.2f} x faster than torch.compile"
+        print(line)
 
+    # The amax the "amax given" programs receive (TE's amax of the previous
+    # step): the tensor's own, so that the bytes are those of the full path.
+    amax = float(cp.abs(x_bits.view(cp.uint16).astype(cp.uint32) << 16)
+                 .view(cp.float32).max())
     compiled = torch.compile(torch_quantize)
-    t_ms = time_ms(lambda: compiled(x_bf16))
+    t_ms = time_batched_ms(lambda: compiled(x_bf16))
     t_gbs = (in_bytes + out_bytes) / t_ms / 1e6
-    print(f"torch.compile quantize (same algorithm): {t_ms:.3f} ms, {t_gbs:.0f} GB/s "
-          f"= {t_gbs / copy_gbs:.2f} x copy; nvfp4 is {t_ms / q_ms:.2f} x faster")
+    print(f"torch.compile quantize (same algorithm, amax included): {t_ms:.4f} ms, "
+          f"{t_gbs:.0f} GB/s = {t_gbs / copy_gbs:.2f} x copy")
+    amax_t = torch.tensor(amax, device="cuda", dtype=torch.float32)
+    compiled_given = torch.compile(torch_quantize_given)
+    tg_ms = time_batched_ms(lambda: compiled_given(x_bf16, amax_t))
+    tg_gbs = (in_bytes + out_bytes) / tg_ms / 1e6
+    print(f"torch.compile quantize (same algorithm, amax given): {tg_ms:.4f} ms, "
+          f"{tg_gbs:.0f} GB/s = {tg_gbs / copy_gbs:.2f} x copy")
+
+    # nvfp4 quantize: amax pass + quantize pass; then with the amax given.
+    q = program(path, "quantize", [x_bits])
+    report(f"nvfp4 quantize 1x16 RN, amax included ({' + '.join(q.kernels)})",
+           time_batched_ms(q), t_ms)
+    qg = program(path, "quantize_amax_given", [x_bits, amax])
+    report(f"nvfp4 quantize 1x16 RN, amax given ({' + '.join(qg.kernels)})",
+           time_batched_ms(qg), tg_ms)
 
     w = program(path, "wgrad_operand", [x_bits, 1234])
-    w_ms = time_ms(w)
-    w_gbs = (in_bytes + out_bytes) / w_ms / 1e6
-    print(f"nvfp4 RHT + SR quantize (wgrad operand): {w_ms:.3f} ms, {w_gbs:.0f} GB/s "
-          f"= {w_gbs / copy_gbs:.2f} x copy")
+    report(f"nvfp4 RHT + SR quantize (wgrad operand), amax included "
+           f"({' + '.join(w.kernels)})", time_batched_ms(w))
+    wg = program(path, "wgrad_operand_amax_given", [x_bits, 1234, amax])
+    report(f"nvfp4 RHT + SR quantize (wgrad operand), amax given "
+           f"({' + '.join(wg.kernels)})", time_batched_ms(wg))
+    if "--quantize-only" in sys.argv:
+        return
 
     # GEMM 8192^3: cuBLAS BF16 vs the nvfp4 SIMT kernel (dequant included).
     a = torch.randn(N, N, device="cuda", dtype=torch.bfloat16)
