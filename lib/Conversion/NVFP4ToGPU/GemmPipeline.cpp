@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "GemmPipeline.h"
+#include "KernelBuilder.h"
 #include "KernelUtils.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -14,6 +15,7 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "llvm/Support/MathExtras.h"
 
 using namespace mlir;
@@ -521,6 +523,24 @@ Value GemmPipelineEmitter::epilogueScale() {
           b, loc, b.getF32FloatAttr(1.0f / (36.0f * 448.0f * 448.0f))));
 }
 
+/// The flat index (index type) of C[batch, row, col] of this CTA.
+static Value outputIndex(GemmPipelineEmitter &e, Value batch, Value row,
+                         Value col) {
+  OpBuilder &b = e.b;
+  Location loc = e.loc;
+  auto index = [&](Value v) {
+    return arith::IndexCastUIOp::create(b, loc, b.getIndexType(), v);
+  };
+  Value flatRow = arith::AddIOp::create(
+      b, loc, arith::MulIOp::create(b, loc, index(batch),
+                                    indexConstant(b, loc, e.plan.m)),
+      index(row));
+  return arith::AddIOp::create(
+      b, loc,
+      arith::MulIOp::create(b, loc, flatRow, indexConstant(b, loc, e.plan.n)),
+      index(col));
+}
+
 void GemmPipelineEmitter::storeOutput(Value tileRow, Value tileCol,
                                       Value value, Value scale) {
   Value row = add(rowA0, tileRow), col = add(rowB0, tileCol);
@@ -533,17 +553,33 @@ void GemmPipelineEmitter::storeOutput(Value tileRow, Value tileCol,
   if (plan.resultElement != b.getF32Type())
     scaled = arith::TruncFOp::create(b, loc, plan.resultElement, scaled);
   // C is [batch, M, N] flattened; the index type is 64-bit.
-  auto index = [&](Value v) {
-    return arith::IndexCastUIOp::create(b, loc, b.getIndexType(), v);
-  };
-  Value flatRow = arith::AddIOp::create(
-      b, loc, arith::MulIOp::create(b, loc, index(batchIdx),
-                                    indexConstant(b, loc, plan.m)),
-      index(row));
-  Value flat = arith::AddIOp::create(
-      b, loc, arith::MulIOp::create(b, loc, flatRow, indexConstant(b, loc, plan.n)),
-      index(col));
-  memref::StoreOp::create(b, loc, scaled, args[7], ValueRange{flat});
+  memref::StoreOp::create(b, loc, scaled, args[7],
+                          ValueRange{outputIndex(*this, batchIdx, row, col)});
+}
+
+void GemmPipelineEmitter::storeOutputRow(Value tileRow, Value tileCol0,
+                                         Value bits, Value scale) {
+  auto bitsType = cast<VectorType>(bits.getType());
+  auto f32Type = VectorType::get(bitsType.getShape(), b.getF32Type());
+  Value values = arith::BitcastOp::create(b, loc, f32Type, bits);
+  Value scaled = arith::MulFOp::create(
+      b, loc, values, vector::BroadcastOp::create(b, loc, f32Type, scale));
+  if (plan.resultElement != b.getF32Type())
+    scaled = arith::TruncFOp::create(
+        b, loc, VectorType::get(bitsType.getShape(), plan.resultElement),
+        scaled);
+  // Rows start 16-byte aligned when a row of C is a multiple of 16 bytes
+  // (and tileCol0 is a multiple of the vector length): then the backend
+  // emits 16-byte stores.
+  int64_t elementBytes = plan.resultElement.getIntOrFloatBitWidth() / 8;
+  int64_t vectorBytes = bitsType.getNumElements() * elementBytes;
+  uint64_t alignment = (plan.n * elementBytes) % 16 == 0 && vectorBytes % 16 == 0
+                           ? 16
+                           : elementBytes;
+  Value flat = outputIndex(*this, batchIdx, add(rowA0, tileRow),
+                           add(rowB0, tileCol0));
+  vector::StoreOp::create(b, loc, scaled, args[7], ValueRange{flat},
+                          /*nontemporal=*/false, llvm::MaybeAlign(alignment));
 }
 
 void GemmPipelineEmitter::storeMmaFragment(Value tileRow0, Value tileCol0,

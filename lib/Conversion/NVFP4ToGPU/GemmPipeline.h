@@ -115,6 +115,10 @@ struct GemmPlan {
   GemmOperand a, b;
   int64_t stageBytes;
   int64_t barrierBytes; ///< full[stages], empty[stages] (8 bytes each), ...
+  /// Shared memory a consumer needs beyond the ring and the barriers (the
+  /// sm_90a wgmma kernel's decoded B tiles); it starts at
+  /// consumerSharedOffset(), a multiple of kSwizzleRepeatBytes.
+  int64_t consumerSharedBytes = 0;
   Type resultElement;
   GemmScaleStaging scaleStaging = GemmScaleStaging::AsStored;
   GemmStageRelease stageRelease = GemmStageRelease::ConsumerThreads;
@@ -146,7 +150,18 @@ struct GemmPlan {
   /// The dynamic shared memory to request: the kernel rounds the base up
   /// to kSwizzleRepeatBytes, which may skip up to that many bytes.
   int64_t sharedMemoryBytes() const {
+    if (consumerSharedBytes)
+      return kSwizzleRepeatBytes + consumerSharedOffset() +
+             consumerSharedBytes;
     return kSwizzleRepeatBytes + barrierBytes + stages * stageBytes;
+  }
+  /// Byte offset of the consumer's shared memory from the aligned base:
+  /// after the stages and the barrier area, rounded up to a swizzle
+  /// pattern.
+  int64_t consumerSharedOffset() const {
+    return stages * stageBytes +
+           (barrierBytes + kSwizzleRepeatBytes - 1) / kSwizzleRepeatBytes *
+               kSwizzleRepeatBytes;
   }
   int64_t producerWarp() const { return consumerWarps; }
   /// The grid: (N tiles, M tiles, batch).
@@ -234,6 +249,10 @@ public:
   /// Stores `value` (f32, before scaling by `scale`) at C[row, col] of this
   /// CTA's tile if (row, col) is inside the matrix.
   void storeOutput(Value tileRow, Value tileCol, Value value, Value scale);
+  /// Stores the FP32 values whose bits are the i32 vector `bits` (before
+  /// scaling by `scale`) at C[row, col0 ..] of this CTA's tile with one
+  /// vector store; the caller knows they are all inside the matrix.
+  void storeOutputRow(Value tileRow, Value tileCol0, Value bits, Value scale);
   /// Stores the four FP32 values `c` of one mma.sync m16n8 accumulator
   /// fragment whose tile starts at (tileRow0, tileCol0): lane (g, t) holds
   /// rows g and g + 8, columns 2t and 2t + 1 (PTX ISA 9.7.14.5).
@@ -276,6 +295,23 @@ Type gemmTensorMapType(const GemmPlan &plan, const GemmOperand &op,
 /// mma.sync m16n8k16 (FP32 accumulation). Defined in MmaSyncMatmul.cpp.
 gpu::GPUFuncOp buildMmaSyncGemmKernel(ModuleOp module, const GemmPlan &plan,
                                       TypeRange argTypes, StringRef name);
+
+/// The shared memory buildWgmmaGemmKernel adds to `plan`
+/// (GemmPlan::consumerSharedBytes).
+int64_t wgmmaGemmSharedBytes(const GemmPlan &plan);
+
+/// Builds the sm_90a kernel with wgmma: two consumer warpgroups decode each
+/// K step once per CTA -- B to BF16 in shared memory (the K-major 128-byte
+/// swizzle layout of a wgmma descriptor), A to BF16 registers in the wgmma
+/// A fragment layout -- and multiply with wgmma.mma_async m64n128k16 (FP32
+/// accumulation). Needs plan.consumerSharedBytes = wgmmaGemmSharedBytes.
+/// Defined in WgmmaMatmul.cpp.
+gpu::GPUFuncOp buildWgmmaGemmKernel(ModuleOp module, const GemmPlan &plan,
+                                    TypeRange argTypes, StringRef name);
+
+/// Why buildWgmmaGemmKernel cannot take `plan`, or "" when it can.
+std::string wgmmaGemmUnsupportedReason(const GemmPlan &plan,
+                                       int64_t maxSharedMemoryBytes);
 
 /// Builds the sm_100a/sm_103a kernel: the shared pipeline (codes in the
 /// 128-byte swizzle, scales as 128x4 atoms) feeding one MMA warp that

@@ -302,6 +302,22 @@ struct Tcgen05Kernel {
     });
   }
 
+  /// Reads `columns` accumulator columns of this lane's row from TMEM
+  /// (tcgen05.ld is warp-collective: call it under warp-uniform control).
+  Value loadColumns(Value laneBase, Value column, int64_t columns) {
+    Type type = columns == 1 ? Type(b.getI32Type())
+                             : VectorType::get({columns}, b.getI32Type());
+    Value words = NVVM::Tcgen05LdOp::create(
+        b, loc, type, UnitAttr(),
+        NVVM::Tcgen05LdStShapeAttr::get(ctx(),
+                                        NVVM::Tcgen05LdStShape::SHAPE_32X32B),
+        tmemPtr(e.add(laneBase, column)), Value());
+    NVVM::Tcgen05WaitOp::create(
+        b, loc,
+        NVVM::Tcgen05WaitKindAttr::get(ctx(), NVVM::Tcgen05WaitKind::LOAD));
+    return words;
+  }
+
   void emitEpilogue() {
     const GemmPlan &plan = e.plan;
     NVVM::MBarrierTryWaitParityOp::create(
@@ -311,23 +327,47 @@ struct Tcgen05Kernel {
     // Lane l of warp w reads TMEM lane 32w + l: accumulator row 32w + l.
     Value row = e.add(e.mul(e.warpId(), e.c32(32)), e.laneId());
     Value laneBase = e.add(tmemBase, e.shl(e.mul(e.warpId(), e.c32(32)), 16));
-    auto vecType = VectorType::get({kLoadColumns}, b.getI32Type());
+    Value rowInside = e.ult(e.add(e.tileRowA(), row), e.c32(plan.m));
+    auto ifThen = [&](Value cond, function_ref<void()> then,
+                      function_ref<void()> otherwise) {
+      auto ifOp = scf::IfOp::create(b, loc, cond, true);
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(ifOp.thenBlock());
+      then();
+      b.setInsertionPointToStart(ifOp.elseBlock());
+      otherwise();
+    };
     for (int64_t col0 = 0; col0 < plan.tileN; col0 += kLoadColumns) {
-      Value words = NVVM::Tcgen05LdOp::create(
-          b, loc, vecType, UnitAttr(),
-          NVVM::Tcgen05LdStShapeAttr::get(ctx(),
-                                          NVVM::Tcgen05LdStShape::SHAPE_32X32B),
-          tmemPtr(e.add(laneBase, e.c32(col0))), Value());
-      NVVM::Tcgen05WaitOp::create(
-          b, loc,
-          NVVM::Tcgen05WaitKindAttr::get(ctx(), NVVM::Tcgen05WaitKind::LOAD));
-      for (int64_t j = 0; j < kLoadColumns; ++j) {
-        Value word = LLVM::ExtractElementOp::create(
-            b, loc, words,
-            arith::ConstantIntOp::create(b, loc, b.getI32Type(), j));
-        Value value = arith::BitcastOp::create(b, loc, b.getF32Type(), word);
-        e.storeOutput(row, e.c32(col0 + j), value, scale);
-      }
+      // Columns of this chunk inside the matrix (the same for the whole
+      // CTA): a whole chunk is one vector store per row; at the right edge
+      // a loop reads and stores column by column.
+      Value left = arith::SubIOp::create(
+          b, loc, e.c32(plan.n), e.add(e.tileRowB(), e.c32(col0)));
+      Value whole = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge,
+                                          left, e.c32(kLoadColumns));
+      ifThen(
+          whole,
+          [&] {
+            Value words = loadColumns(laneBase, e.c32(col0), kLoadColumns);
+            ifThen(
+                rowInside,
+                [&] { e.storeOutputRow(row, e.c32(col0), words, scale); },
+                [] {});
+          },
+          [&] {
+            Value count = arith::MaxSIOp::create(
+                b, loc, arith::MinSIOp::create(b, loc, left,
+                                               e.c32(kLoadColumns)),
+                e.c32(0));
+            auto loop = scf::ForOp::create(b, loc, e.c32(0), count, e.c32(1));
+            OpBuilder::InsertionGuard guard(b);
+            b.setInsertionPointToStart(loop.getBody());
+            Value col = e.add(e.c32(col0), loop.getInductionVar());
+            Value word = loadColumns(laneBase, col, 1);
+            e.storeOutput(row, col,
+                          arith::BitcastOp::create(b, loc, b.getF32Type(), word),
+                          scale);
+          });
     }
   }
 
