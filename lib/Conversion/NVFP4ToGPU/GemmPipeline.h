@@ -24,8 +24,8 @@
 //   * the epilogue: TE's alpha = alpha * amaxA * amaxB / (6 * 448)^2 and a
 //     bounds-checked store of FP32 or BF16.
 //
-// The consumer -- the math -- is per chip: dequantize to BF16 + mma.sync on
-// sm_90a (MmaSyncMatmul.cpp), tcgen05 on sm_100a/sm_103a (Tcgen05Matmul.cpp),
+// The consumer -- the math -- is per chip: dequantize to BF16 + wgmma on
+// sm_90a (WgmmaMatmul.cpp), tcgen05 on sm_100a/sm_103a (Tcgen05Matmul.cpp),
 // mma.sync block_scale on sm_120a (MmaBlockScaleMatmul.cpp). Rows of A or B
 // past the matrix edge arrive as zeros (codes, TMA scales) or are left stale
 // (re-laid scales); either way they only feed outputs that the epilogue does
@@ -289,12 +289,6 @@ SmallVector<Type> gemmKernelArgTypes(const GemmPlan &plan,
 /// linear scales of `op`: the box one stage receives.
 Type gemmTensorMapType(const GemmPlan &plan, const GemmOperand &op,
                        bool scales);
-
-/// Builds the sm_90a kernel: the shared pipeline with consumers that
-/// dequantize E2M1 x E4M3 exactly to BF16 in registers and multiply with
-/// mma.sync m16n8k16 (FP32 accumulation). Defined in MmaSyncMatmul.cpp.
-gpu::GPUFuncOp buildMmaSyncGemmKernel(ModuleOp module, const GemmPlan &plan,
-                                      TypeRange argTypes, StringRef name);
 
 /// The shared memory buildWgmmaGemmKernel adds to `plan`
 /// (GemmPlan::consumerSharedBytes).

@@ -3,7 +3,7 @@
 // Part of the nvfp4 project.
 //
 // nvfp4.scaled_matmul: the tensor-core kernel of the chip where one exists
-// (GemmPipeline.h; sm_90a: MmaSyncMatmul.cpp;
+// (GemmPipeline.h; sm_90a: WgmmaMatmul.cpp;
 // sm_100a/sm_103a: Tcgen05Matmul.cpp; sm_120a: MmaBlockScaleMatmul.cpp), otherwise -- and for shapes
 // the tensor-core pipeline does not take -- a portable SIMT kernel: one
 // thread per output element, K walked block by block. Each 16-block's dot product of E2M1
@@ -202,7 +202,7 @@ struct ScaledMatmulToGPU : OpConversionPattern<ScaledMatmulOp> {
       plan = makeGemmPlan(chip, lhsType, rhsType,
                           resultType.getElementType());
     // Which consumer: tcgen05 (sm_100a, sm_103a), mma.sync block_scale
-    // (sm_120a), or dequantization + mma.sync (sm_90a).
+    // (sm_120a), or dequantization + wgmma (sm_90a).
     bool tcgen05 =
         chip.has(::nvfp4::target::Instruction::Tcgen05BlockScaleMma);
     bool mmaBlockScale =
@@ -214,6 +214,15 @@ struct ScaledMatmulToGPU : OpConversionPattern<ScaledMatmulOp> {
                                             chip.maxSharedMemoryPerBlock)
              .empty())
       plan.reset();
+    // sm_90a: decode once per CTA + wgmma (WgmmaMatmul.cpp), with its
+    // decoded B tiles in shared memory beyond the ring.
+    if (plan && !tcgen05 && !mmaBlockScale) {
+      if (wgmmaGemmUnsupportedReason(*plan, chip.maxSharedMemoryPerBlock)
+              .empty())
+        plan->consumerSharedBytes = wgmmaGemmSharedBytes(*plan);
+      else
+        plan.reset();
+    }
     if (plan) {
       SmallVector<Type> argTypes = gemmKernelArgTypes(
           *plan, matmulArgTypes(lhsType, rhsType, resultType));
@@ -231,8 +240,8 @@ struct ScaledMatmulToGPU : OpConversionPattern<ScaledMatmulOp> {
           : mmaBlockScale
               ? buildMmaBlockScaleGemmKernel(module, *plan, argTypes,
                                              name + "mxf4_" + plan->name())
-              : buildMmaSyncGemmKernel(module, *plan, argTypes,
-                                       name + "mma_" + plan->name());
+              : buildWgmmaGemmKernel(module, *plan, argTypes,
+                                     name + "wgmma_" + plan->name());
       launchKernel(rewriter, loc, kernel, plan->grid(), plan->threads(),
                    plan->sharedMemoryBytes(), args);
     } else {
