@@ -389,9 +389,12 @@ static FailureOr<std::string> runPtxas(Location loc, StringRef ptxas,
         k.spillBytes = other.spillBytes;
       }
 
+  // The output file exists from the start (createTemporaryFile made it): a
+  // "ptxas" that exits 0 without writing it leaves it empty.
   auto cubin = llvm::MemoryBuffer::getFile(cubinPath, /*IsText=*/false);
-  if (!cubin)
-    return emitError(loc, "ptxas produced no cubin");
+  if (!cubin || (*cubin)->getBufferSize() == 0)
+    return emitError(loc) << "ptxas produced no cubin ('" << ptxas
+                          << "' exited with status 0 but wrote nothing)";
   return (*cubin)->getBuffer().str();
 }
 
