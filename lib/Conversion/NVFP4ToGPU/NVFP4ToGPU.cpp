@@ -59,6 +59,20 @@ static LogicalResult checkSupportedOps(ModuleOp module,
                       "exist yet");
       return WalkResult::interrupt();
     }
+    // Kernels are specialized for their shapes (grid, loop bounds, names):
+    // a dynamic size would be taken for kDynamic, INT64_MIN. amax and
+    // hadamard accept dynamic shapes; the reference lowering handles them.
+    if (!isa_and_present<NVFP4Dialect>(op->getDialect()))
+      return WalkResult::advance();
+    SmallVector<Type> types(op->getOperandTypes());
+    llvm::append_range(types, op->getResultTypes());
+    for (Type type : types) {
+      auto shaped = dyn_cast<ShapedType>(type);
+      if (shaped && !shaped.hasStaticShape()) {
+        op->emitOpError("needs static shapes on the GPU path, got ") << type;
+        return WalkResult::interrupt();
+      }
+    }
     return WalkResult::advance();
   });
   return failure(result.wasInterrupted());

@@ -77,6 +77,16 @@ func.func @quantize_c1(%x: tensor<16x64xbf16>) {
 
 // -----
 
+// A dynamic size is printed as MLIR spells it, not as INT64_MIN.
+func.func @quantize_c1_dynamic(%x: tensor<?x32xbf16>) {
+  // expected-error @+1 {{'nvfp4.quantize' op input shape ?x32 does not match result shape 16x32}}
+  %0 = nvfp4.quantize %x : tensor<?x32xbf16>
+      -> !nvfp4.tensor<16x32xf4E2M1FN, scale = f8E4M3FN, block = 1x16>
+  return
+}
+
+// -----
+
 func.func @quantize_c2(%x: tensor<16x32xbf16>) {
   // expected-error @+1 {{'nvfp4.quantize' op stochastic rounding requires a seed operand}}
   %0 = nvfp4.quantize %x rounding<stochastic> : tensor<16x32xbf16>
@@ -204,6 +214,16 @@ func.func @scaled_matmul_c3(%a: !nvfp4.tensor<16x32xf4E2M1FN, scale = f8E4M3FN, 
   %0 = nvfp4.scaled_matmul %a, %b
       : !nvfp4.tensor<16x32xf4E2M1FN, scale = f8E4M3FN, block = 1x16>,
         !nvfp4.tensor<48x32xf4E2M1FN, scale = f8E4M3FN, block = 1x16> -> tensor<48x16xf32>
+  return
+}
+
+// -----
+
+func.func @scaled_matmul_c3_dynamic(%a: !nvfp4.tensor<16x32xf4E2M1FN, scale = f8E4M3FN, block = 1x16>) {
+  // expected-error @+1 {{'nvfp4.scaled_matmul' op result shape ?x16 should be 16x16 (batch x M x N)}}
+  %0 = nvfp4.scaled_matmul %a, %a
+      : !nvfp4.tensor<16x32xf4E2M1FN, scale = f8E4M3FN, block = 1x16>,
+        !nvfp4.tensor<16x32xf4E2M1FN, scale = f8E4M3FN, block = 1x16> -> tensor<?x16xf32>
   return
 }
 

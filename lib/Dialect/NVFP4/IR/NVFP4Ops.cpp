@@ -17,10 +17,19 @@ using namespace mlir;
 using namespace mlir::nvfp4;
 
 /// Prints a shape as `AxBxC` for diagnostics.
+/// "16x?x32": dynamic sizes as MLIR spells them (not as kDynamic, INT64_MIN).
 static std::string formatShape(ArrayRef<int64_t> shape) {
   std::string text;
   llvm::raw_string_ostream os(text);
-  llvm::interleave(shape, os, "x");
+  llvm::interleave(
+      shape, os,
+      [&](int64_t size) {
+        if (ShapedType::isDynamic(size))
+          os << '?';
+        else
+          os << size;
+      },
+      "x");
   return text;
 }
 
