@@ -60,6 +60,14 @@ static bool isHandledByConversion(Operation *op) {
 /// values, with a hint, instead of a generic "failed to legalize".
 static LogicalResult checkBlockScaledUsers(ModuleOp module) {
   WalkResult result = module.walk([](Operation *op) {
+    // The Hadamard lowering multiplies [elements / 16, 16] chunks; nvfp4.amax
+    // is the one op here that lowers with dynamic sizes.
+    if (auto hadamard = dyn_cast<HadamardOp>(op);
+        hadamard && !cast<ShapedType>(hadamard.getType()).hasStaticShape()) {
+      op->emitOpError("needs a static shape in the reference lowering, got ")
+          << hadamard.getType();
+      return WalkResult::interrupt();
+    }
     if (isHandledByConversion(op))
       return WalkResult::advance();
     auto isBlockScaled = [](Type t) { return isa<BlockScaledTensorType>(t); };

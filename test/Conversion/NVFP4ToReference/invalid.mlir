@@ -10,3 +10,14 @@ func.func @unknown_user(%x: tensor<16x32xbf16>) {
   "foo.use"(%q) : (!nvfp4.tensor<16x32xf4E2M1FN, scale = f8E4M3FN, block = 1x16>) -> ()
   return
 }
+
+// -----
+
+// A dynamic Hadamard input is one clear error (it was "failed to legalize
+// operation 'nvfp4.hadamard'"); amax lowers with dynamic sizes.
+func.func @hadamard_dynamic(%x: tensor<?x32xbf16>) -> (tensor<?x32xbf16>, f32) {
+  // expected-error @+1 {{'nvfp4.hadamard' op needs a static shape in the reference lowering, got 'tensor<?x32xbf16>'}}
+  %h = nvfp4.hadamard %x : tensor<?x32xbf16>
+  %a = nvfp4.amax %x : tensor<?x32xbf16>
+  return %h, %a : tensor<?x32xbf16>, f32
+}
