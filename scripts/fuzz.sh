@@ -59,16 +59,28 @@ echo "fuzz: building nvfp4-fuzz-opt with $JOBS jobs"
 ninja -C "$BUILD_DIR" -j "$JOBS" nvfp4-fuzz-opt >"$BUILD_DIR.build.log" 2>&1 \
   || { tail -n 60 "$BUILD_DIR.build.log"; echo "fuzz: build failed"; exit 1; }
 
-# Seeds: each file, or each `// -----` chunk of a split-input file. Files
-# over 32 KiB (the generated 12B model) only slow every execution down.
+# Seeds: each .mlir file, or each `// -----` chunk of a split-input file;
+# the `#--- NAME.mlir` parts of split-file lit tests (*.test: most GPU and
+# tool tests keep their inputs there); and the hand-written GEMM seeds in
+# fuzz/seeds/ (scaled_matmul with K % 256 == 0 and not, for the tensor-core
+# and SIMT kernels). Files over 32 KiB (the generated 12B model) only slow
+# every execution down.
 SEEDS=$BUILD_DIR/seeds
 rm -rf "$SEEDS" && mkdir -p "$SEEDS" "$ROOT/fuzz/corpus" "$ROOT/fuzz/crashes"
-find "$ROOT/test" "$ROOT/examples" -name '*.mlir' -size -32k -print0 |
+find "$ROOT/test" "$ROOT/examples" "$ROOT/fuzz/seeds" -name '*.mlir' -size -32k -print0 |
   while IFS= read -r -d '' file; do
     name=$(realpath --relative-to="$ROOT" "$file" | tr '/' '_')
     awk -v out="$SEEDS/$name" '
       /^\/\/ -----/ { n++; next }
       { print > (out "." n) }' "$file"
+  done
+find "$ROOT/test" -name '*.test' -size -32k -print0 |
+  while IFS= read -r -d '' file; do
+    grep -q '^#--- .*\.mlir$' "$file" || continue
+    name=$(realpath --relative-to="$ROOT" "$file" | tr '/' '_')
+    awk -v out="$SEEDS/$name" '
+      /^#--- / { keep = ($2 ~ /\.mlir$/); part = $2; next }
+      keep { print > (out "." part) }' "$file"
   done
 echo "fuzz: $(ls "$SEEDS" | wc -l) seeds, $(ls "$ROOT/fuzz/corpus" | wc -l) corpus entries; running ${SECONDS_TO_RUN}s"
 
