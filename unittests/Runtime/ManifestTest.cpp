@@ -475,6 +475,48 @@ TEST(RuntimeTensorMap, ManifestErrors) {
               "hold >= ");
 }
 
+// The structural mistakes of a hand-written or truncated manifest, one
+// message each (the remaining ones of Manifest::parse).
+TEST(RuntimeManifest, StructureErrors) {
+  expectError(manifest("[3]", "[]"), "m.json: buffers[0]: not an object");
+  expectError(manifest(R"([{"elements": 1}])", "[]"),
+              "buffers[0]: missing \"element_type\"");
+  expectError(manifest(R"([{"element_type": "f32"}])", "[]"),
+              "buffers[0]: \"elements\" must be a non-negative integer");
+  expectError(manifest(kOneBuffer, "[null]"),
+              "m.json: kernels[0]: not an object");
+  expectError(manifest(kOneBuffer, R"([{"name": "k", "grid": [1, 1, 1],
+                                        "block": [32, "x", 1],
+                                        "params": []}])"),
+              "kernels[0] (k): \"block\" must be an array of 3 integers");
+  expectError(manifest(kOneBuffer, R"([{"name": "k", "grid": [1, 1, 1],
+                                        "block": [32, 1, 1],
+                                        "shared_memory_bytes": "big",
+                                        "params": []}])"),
+              "kernels[0] (k): \"shared_memory_bytes\" must be an integer");
+  expectError(manifest(kOneBuffer, R"([{"name": "k", "grid": [1, 1, 1],
+                                        "block": [32, 1, 1]}])"),
+              "kernels[0] (k): missing \"params\" array");
+  expectError(manifest(kOneBuffer, kernelWith("[7]")),
+              "kernels[0] (k): params[0]: not an object");
+  expectError(manifest(kOneBuffer, kernelWith(R"([{"buffer": 0}])")),
+              "kernels[0] (k): params[0]: missing \"type\"");
+  expectError(manifest(kOneBuffer, kernelWith(R"([{"type": "ptr"}])")),
+              "kernels[0] (k): params[0]: pointer parameter without "
+              "\"buffer\"");
+  expectError(manifest(kOneBuffer, kernelWith(R"([{"type": "ptr",
+                                                  "element_type": "f3",
+                                                  "buffer": 0}])")),
+              "kernels[0] (k): params[0]: unknown element_type 'f3'");
+  expectError(manifest(kOneBuffer, kernelWith(R"([{"type": "i64",
+                                                  "value": [1]}])")),
+              "kernels[0] (k): params[0]: \"value\" must be a string or a "
+              "number");
+  expectError(manifest(kOneBuffer, kernelWith(R"([{"type": "q8",
+                                                  "value": 1}])")),
+              "kernels[0] (k): params[0]: unknown type 'q8'");
+}
+
 TEST(RuntimeManifest, MissingFile) {
   Expected<Manifest> m = Manifest::load(input("does-not-exist.json"));
   ASSERT_FALSE(m.ok());
