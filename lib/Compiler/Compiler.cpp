@@ -434,12 +434,7 @@ mlir::nvfp4::compileModule(ModuleOp module, const CompileOptions &options) {
     assign.keepKinds = {"attention-bmm", "embedding", "head"};
     recipe.addPass(createNVFP4AssignPrecision(assign));
     recipe.addPass(createNVFP4ApplyRecipe());
-    // The fprop/dgrad weight sharing expresses the dgrad copy as
-    // pack(transpose(unpack(q))), which the GPU path cannot lower yet (its
-    // codes stay packed on the device); dgrad quantizes W^T itself.
-    NVFP4FuseQuantizationOptions fuse;
-    fuse.shareWeightQuantization = false;
-    recipe.addPass(createNVFP4FuseQuantization(fuse));
+    recipe.addPass(createNVFP4FuseQuantization());
     if (failed(recipe.run(module)))
       return failure();
   }

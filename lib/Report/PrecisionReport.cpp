@@ -64,14 +64,19 @@ static std::string formatBlock(BlockScaledTensorType type) {
 }
 
 /// Finds the quantization an operand of scaled_matmul comes from: directly,
-/// through a scale swizzle, or through the pack(transpose(unpack(q)))
-/// that nvfp4-fuse-quantization builds for the dgrad copy of a weight.
+/// through a scale swizzle, through the nvfp4.transpose that
+/// nvfp4-fuse-quantization builds for the dgrad copy of a weight, or through
+/// an equivalent pack(transpose(unpack(q))).
 static QuantizeOp findQuantization(Value value) {
   while (Operation *def = value.getDefiningOp()) {
     if (auto quantize = dyn_cast<QuantizeOp>(def))
       return quantize;
     if (auto swizzle = dyn_cast<SwizzleScalesOp>(def)) {
       value = swizzle.getInput();
+      continue;
+    }
+    if (auto transpose = dyn_cast<TransposeOp>(def)) {
+      value = transpose.getInput();
       continue;
     }
     if (auto pack = dyn_cast<PackOp>(def)) {

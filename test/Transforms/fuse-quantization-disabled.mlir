@@ -12,17 +12,17 @@
 
 // OFF-LABEL:     func.func @fusions
 // OFF-NOT:         nvfp4.amax
-// OFF-NOT:         nvfp4.pack
+// OFF-NOT:         nvfp4.transpose
 // OFF-COUNT-4:     nvfp4.quantize
 // AMAX-ONLY-LABEL: func.func @fusions
 // AMAX-ONLY:       nvfp4.amax
-// AMAX-ONLY-NOT:   nvfp4.pack
+// AMAX-ONLY-NOT:   nvfp4.transpose
 // WEIGHT-ONLY-LABEL: func.func @fusions
 // WEIGHT-ONLY-NOT: nvfp4.amax
-// WEIGHT-ONLY:     nvfp4.pack
+// WEIGHT-ONLY:     nvfp4.transpose
 // DEAD-ONLY-LABEL: func.func @fusions
 // DEAD-ONLY-NOT:   nvfp4.amax
-// DEAD-ONLY-NOT:   nvfp4.pack
+// DEAD-ONLY-NOT:   nvfp4.transpose
 // DEAD-ONLY-COUNT-2: nvfp4.quantize
 // DEAD-ONLY-NOT:   nvfp4.quantize
 func.func @fusions(%w: tensor<64x32xbf16>, %s: i64)

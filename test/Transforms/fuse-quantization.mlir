@@ -72,16 +72,15 @@ func.func @no_shared_amax(%x: tensor<16x32xf32>, %y: tensor<16x32xbf16>, %a: f32
 //===----------------------------------------------------------------------===//
 
 // fprop quantizes W, dgrad W^T, both 16x16 round-to-nearest: the dgrad copy
-// becomes the transpose of the fprop copy's codes and scales.
+// becomes nvfp4.transpose of the fprop copy (codes and tile scales swapped,
+// same amax), and the bf16 transpose of W dies with it.
 // CHECK-LABEL: func.func @share_weight_quantization
 // CHECK-SAME:    (%[[W:.*]]: tensor<64x32xbf16>)
 // CHECK:         %[[Q:.*]] = nvfp4.quantize %[[W]] : tensor<64x32xbf16> -> !nvfp4.tensor<64x32xf4E2M1FN, scale = f8E4M3FN, block = 16x16>
 // CHECK-NOT:     nvfp4.quantize
-// CHECK:         %[[C:.*]], %[[S:.*]], %[[A:.*]] = nvfp4.unpack %[[Q]]
-// CHECK:         %[[CT:.*]] = linalg.transpose ins(%[[C]] : tensor<64x32xf4E2M1FN>) outs(%{{.*}} : tensor<32x64xf4E2M1FN>) permutation = [1, 0]
-// CHECK:         %[[ST:.*]] = linalg.transpose ins(%[[S]] : tensor<4x2xf8E4M3FN>) outs(%{{.*}} : tensor<2x4xf8E4M3FN>) permutation = [1, 0]
-// CHECK:         %[[P:.*]] = nvfp4.pack %[[CT]], %[[ST]], %[[A]] : !nvfp4.tensor<32x64xf4E2M1FN, scale = f8E4M3FN, block = 16x16>
-// CHECK:         return %[[Q]], %[[P]]
+// CHECK-NOT:     linalg.transpose
+// CHECK:         %[[P:.*]] = nvfp4.transpose %[[Q]] : !nvfp4.tensor<64x32xf4E2M1FN, scale = f8E4M3FN, block = 16x16> -> !nvfp4.tensor<32x64xf4E2M1FN, scale = f8E4M3FN, block = 16x16>
+// CHECK-NEXT:    return %[[Q]], %[[P]]
 // expected-remark @+1 {{nvfp4-fuse-quantization: shared-amax = 0, shared-weight-quantizations = 1, dead-ops-removed = 0}}
 func.func @share_weight_quantization(%w: tensor<64x32xbf16>)
     -> (!nvfp4.tensor<64x32xf4E2M1FN, scale = f8E4M3FN, block = 16x16>,
@@ -103,10 +102,8 @@ func.func @share_weight_quantization(%w: tensor<64x32xbf16>)
 // CHECK-LABEL: func.func @share_weight_quantization_reversed_batched
 // CHECK:         %[[QT:.*]] = nvfp4.quantize %{{.*}} : tensor<2x32x64xbf16>
 // CHECK-NOT:     nvfp4.quantize
-// CHECK:         nvfp4.unpack %[[QT]]
-// CHECK:         linalg.transpose {{.*}} permutation = [0, 2, 1]
-// CHECK:         linalg.transpose {{.*}} permutation = [0, 2, 1]
-// CHECK:         nvfp4.pack {{.*}} : !nvfp4.tensor<2x64x32xf4E2M1FN, scale = f8E4M3FN, block = 16x16>
+// CHECK:         %[[P:.*]] = nvfp4.transpose %[[QT]] : !nvfp4.tensor<2x32x64xf4E2M1FN, scale = f8E4M3FN, block = 16x16> -> !nvfp4.tensor<2x64x32xf4E2M1FN, scale = f8E4M3FN, block = 16x16>
+// CHECK-NEXT:    return %[[QT]], %[[P]]
 // expected-remark @+1 {{nvfp4-fuse-quantization: shared-amax = 0, shared-weight-quantizations = 1, dead-ops-removed = 0}}
 func.func @share_weight_quantization_reversed_batched(%w: tensor<2x64x32xbf16>)
     -> (!nvfp4.tensor<2x32x64xf4E2M1FN, scale = f8E4M3FN, block = 16x16>,
@@ -128,8 +125,7 @@ func.func @share_weight_quantization_reversed_batched(%w: tensor<2x64x32xbf16>)
 // index), and different amax operands. The two 1x16 copies still share an
 // amax.
 // CHECK-LABEL: func.func @no_shared_weight_quantization
-// CHECK-NOT:     nvfp4.unpack
-// CHECK-NOT:     nvfp4.pack
+// CHECK-NOT:     nvfp4.transpose
 // CHECK:         return
 // expected-remark @+1 {{nvfp4-fuse-quantization: shared-amax = 2, shared-weight-quantizations = 0, dead-ops-removed = 0}}
 func.func @no_shared_weight_quantization(%w: tensor<64x32xbf16>, %s: i64, %a: f32, %b: f32)

@@ -12,6 +12,8 @@
 //
 //   nvfp4-refgen quantize --shape=64x128 --block=16x16 --rounding=sr --seed=7
 //   nvfp4-refgen matmul --m=32 --n=48 --k=256 --block-b=16x16 --alpha=0.5
+//   nvfp4-refgen transpose --shape=48x80   (16x16 blocks; expected values
+//                                           quantize the transposed data)
 //
 // Options: --shape=RxC, --m/--n/--k, --block[-a|-b]=1x16|16x16,
 // --rounding=rn|sr, --seed=N (SR key), --amax=F (explicit amax),
@@ -450,12 +452,41 @@ void emitMatmul(const Options &opts, Program &p) {
                 shape, "i32");
 }
 
+void emitTranspose(const Options &opts, Program &p) {
+  auto [rows, cols] = parsePair(opts.get("shape", "32x64"));
+  QuantizeOptions options;
+  options.Block = BlockShape::Tile16x16;
+  std::vector<float> data = makeData(rows, cols, opts, 0);
+  QuantizedTensor q = quantizeOrFail(data, rows, cols, options);
+  // The expected bytes: the library's quantization of the transposed data
+  // (transposed here, element by element), so the check is that
+  // transpose(quantize(W)) == quantize(transpose(W)).
+  std::vector<float> transposed(data.size());
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t c = 0; c < cols; ++c)
+      transposed[c * rows + r] = data[r * cols + c];
+  QuantizedTensor want = quantizeOrFail(transposed, cols, rows, options);
+  emitPacked(p, "q", q);
+  std::string from = tensorType(rows, cols, options.Block, false);
+  std::string to = tensorType(cols, rows, options.Block, false);
+  p.line("%t = nvfp4.transpose %q : " + from + " -> " + to);
+  p.line("%codes, %scales, %amax = nvfp4.unpack %t : " + to);
+  std::string shape = shapeText(cols, rows);
+  p.expectEqual("codes", p.codeBytes("codes", shape), want.Codes, shape, "i8");
+  std::string sShape = scaleShape(want, false);
+  p.expectEqual("scales", p.bits("scales", sShape, "f8E4M3FN", "i8"),
+                want.Scales, sShape, "i8");
+  p.line("%amax_t = tensor.from_elements %amax : tensor<1xf32>");
+  p.expectEqual("amax", p.bits("amax_t", "1", "f32", "i32"),
+                toF32Bits({want.Amax}), "1", "i32");
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
   if (argc < 2)
-    fail("usage: nvfp4-refgen quantize|dequantize|hadamard|amax|swizzle|matmul "
-         "[--key=value...]");
+    fail("usage: nvfp4-refgen quantize|dequantize|hadamard|amax|swizzle|matmul"
+         "|transpose [--key=value...]");
   Options opts;
   for (int i = 2; i < argc; ++i) {
     std::string arg = argv[i];
@@ -480,6 +511,8 @@ int main(int argc, char **argv) {
     emitSwizzle(opts, program);
   else if (command == "matmul")
     emitMatmul(opts, program);
+  else if (command == "transpose")
+    emitTranspose(opts, program);
   else
     fail("unknown command '" + command + "'");
   program.print();

@@ -100,6 +100,7 @@ struct ConvertNVFP4ToGPUPass
     RewritePatternSet patterns(ctx);
     populateQuantizeToGPUPatterns(converter, patterns, *chipInfo);
     populateMatmulToGPUPatterns(converter, patterns, *chipInfo);
+    populateTransposeToGPUPatterns(converter, patterns);
 
     ConversionTarget target(*ctx);
     target.addLegalDialect<arith::ArithDialect,

@@ -4,7 +4,8 @@
 //
 // The reference form of a block-scaled value is (i8 codes, i8 scale bits,
 // f32 amax). pack/unpack bitcast between that and the builtin f4E2M1FN /
-// f8E4M3FN tensors; swizzle_scales permutes the scale bytes.
+// f8E4M3FN tensors; swizzle_scales permutes the scale bytes; transpose
+// swaps the last two dimensions of the codes and of the scale matrix.
 //
 //===----------------------------------------------------------------------===//
 
@@ -13,6 +14,7 @@
 #include "nvfp4/Dialect/NVFP4/IR/NVFP4Ops.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 
 using namespace mlir;
@@ -116,10 +118,45 @@ struct SwizzleScalesOpLowering : OpConversionPattern<SwizzleScalesOp> {
   }
 };
 
+/// Swaps the last two dimensions of a static tensor (linalg.transpose).
+static Value transposeLastTwo(OpBuilder &b, Location loc, Value input) {
+  auto type = cast<RankedTensorType>(input.getType());
+  int64_t rank = type.getRank();
+  SmallVector<int64_t> permutation =
+      llvm::to_vector(llvm::seq<int64_t>(0, rank));
+  std::swap(permutation[rank - 2], permutation[rank - 1]);
+  SmallVector<int64_t> shape;
+  for (int64_t dim : permutation)
+    shape.push_back(type.getDimSize(dim));
+  Value init =
+      tensor::EmptyOp::create(b, loc, shape, type.getElementType());
+  return linalg::TransposeOp::create(b, loc, input, init, permutation)
+      .getResult()[0];
+}
+
+struct TransposeOpLowering : OpConversionPattern<TransposeOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(TransposeOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    ValueRange parts = adaptor.getInput();
+    // 16x16 tiles with linear scales (transpose_c1, transpose_c2): the scale
+    // matrix is [batch..., rows / 16, cols / 16] and transposes like the
+    // codes.
+    Value codes = transposeLastTwo(rewriter, loc, parts[0]);
+    Value scales = transposeLastTwo(rewriter, loc, parts[1]);
+    rewriter.replaceOpWithMultiple(op, {{codes, scales, parts[2]}});
+    return success();
+  }
+};
+
 } // namespace
 
 void mlir::nvfp4::populatePackingToReferencePatterns(
     const TypeConverter &converter, RewritePatternSet &patterns) {
-  patterns.add<PackOpLowering, UnpackOpLowering, SwizzleScalesOpLowering>(
+  patterns.add<PackOpLowering, UnpackOpLowering, SwizzleScalesOpLowering,
+               TransposeOpLowering>(
       converter, patterns.getContext());
 }

@@ -32,3 +32,17 @@ func.func @swizzle(%q: !act) -> !sw {
   %s = nvfp4.swizzle_scales %q : !act -> !sw
   return %s : !sw
 }
+
+// transpose swaps the last two dimensions of the i8 codes and of the tile
+// scales; the amax passes through.
+// CHECK-LABEL: func.func @transpose
+// CHECK-SAME: (%[[C:[^:]*]]: tensor<2x32x64xi8>, %[[S:[^:]*]]: tensor<2x2x4xi8>, %[[A:[^:]*]]: f32)
+// CHECK: %[[TC:.*]] = linalg.transpose ins(%[[C]] : tensor<2x32x64xi8>) outs(%{{.*}} : tensor<2x64x32xi8>) permutation = [0, 2, 1]
+// CHECK: %[[TS:.*]] = linalg.transpose ins(%[[S]] : tensor<2x2x4xi8>) outs(%{{.*}} : tensor<2x4x2xi8>) permutation = [0, 2, 1]
+// CHECK: return %[[TC]], %[[TS]], %[[A]]
+func.func @transpose(%q: !nvfp4.tensor<2x32x64xf4E2M1FN, scale = f8E4M3FN, block = 16x16>)
+    -> !nvfp4.tensor<2x64x32xf4E2M1FN, scale = f8E4M3FN, block = 16x16> {
+  %t = nvfp4.transpose %q : !nvfp4.tensor<2x32x64xf4E2M1FN, scale = f8E4M3FN, block = 16x16>
+      -> !nvfp4.tensor<2x64x32xf4E2M1FN, scale = f8E4M3FN, block = 16x16>
+  return %t : !nvfp4.tensor<2x64x32xf4E2M1FN, scale = f8E4M3FN, block = 16x16>
+}

@@ -76,3 +76,19 @@ func.func @dead_ops(%x: tensor<128x256xbf16>, %s: i64) {
   %h = nvfp4.hadamard %x : tensor<128x256xbf16>
   return
 }
+
+// -----
+
+!w = !nvfp4.tensor<2x32x64xf4E2M1FN, scale = f8E4M3FN, block = 16x16>
+!wt = !nvfp4.tensor<2x64x32xf4E2M1FN, scale = f8E4M3FN, block = 16x16>
+
+// Transposing twice is the original value; a single transpose stays.
+// CHECK-LABEL: func @transpose_twice
+// CHECK-SAME: (%[[Q:[^:]*]]: !nvfp4.tensor
+// CHECK-NEXT: %[[T:.*]] = nvfp4.transpose %[[Q]]
+// CHECK-NEXT: return %[[Q]], %[[T]]
+func.func @transpose_twice(%q: !w) -> (!w, !wt) {
+  %0 = nvfp4.transpose %q : !w -> !wt
+  %1 = nvfp4.transpose %0 : !wt -> !w
+  return %1, %0 : !w, !wt
+}

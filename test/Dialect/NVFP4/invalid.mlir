@@ -291,6 +291,37 @@ func.func @swizzle_scales_c1(%q: !nvfp4.tensor<32x32xf4E2M1FN, scale = f8E4M3FN,
 }
 
 //===----------------------------------------------------------------------===//
+// nvfp4.transpose
+//===----------------------------------------------------------------------===//
+
+// -----
+
+func.func @transpose_c1(%q: !nvfp4.tensor<32x64xf4E2M1FN, scale = f8E4M3FN, block = 1x16>) {
+  // expected-error @+1 {{'nvfp4.transpose' op needs 16x16 blocks, got 1x16: only a tile scale stays exact under transposition}}
+  %0 = nvfp4.transpose %q : !nvfp4.tensor<32x64xf4E2M1FN, scale = f8E4M3FN, block = 1x16>
+      -> !nvfp4.tensor<64x32xf4E2M1FN, scale = f8E4M3FN, block = 1x16>
+  return
+}
+
+// -----
+
+func.func @transpose_c2(%q: !nvfp4.tensor<32x64xf4E2M1FN, scale = f8E4M3FN, block = 16x16, layout = swizzled_128x4>) {
+  // expected-error @+1 {{'nvfp4.transpose' op needs linear scales; transpose before swizzling}}
+  %0 = nvfp4.transpose %q : !nvfp4.tensor<32x64xf4E2M1FN, scale = f8E4M3FN, block = 16x16, layout = swizzled_128x4>
+      -> !nvfp4.tensor<64x32xf4E2M1FN, scale = f8E4M3FN, block = 16x16, layout = swizzled_128x4>
+  return
+}
+
+// -----
+
+func.func @transpose_c3(%q: !nvfp4.tensor<2x32x64xf4E2M1FN, scale = f8E4M3FN, block = 16x16>) {
+  // expected-error @+1 {{'nvfp4.transpose' op result type '!nvfp4.tensor<2x32x64xf4E2M1FN, scale = f8E4M3FN, block = 16x16>' should be '!nvfp4.tensor<2x64x32xf4E2M1FN, scale = f8E4M3FN, block = 16x16>'}}
+  %0 = nvfp4.transpose %q : !nvfp4.tensor<2x32x64xf4E2M1FN, scale = f8E4M3FN, block = 16x16>
+      -> !nvfp4.tensor<2x32x64xf4E2M1FN, scale = f8E4M3FN, block = 16x16>
+  return
+}
+
+//===----------------------------------------------------------------------===//
 // Model annotations (verified by the dialect on any op / function argument)
 //===----------------------------------------------------------------------===//
 

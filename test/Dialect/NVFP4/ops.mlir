@@ -112,6 +112,15 @@ func.func @swizzle_scales(%q: !act) -> !act {
   return %1 : !act
 }
 
+// CHECK-LABEL: func @transpose
+// CHECK: nvfp4.transpose %{{.*}} : !nvfp4.tensor<2x32x64xf4E2M1FN, scale = f8E4M3FN, block = 16x16> -> !nvfp4.tensor<2x64x32xf4E2M1FN, scale = f8E4M3FN, block = 16x16>
+func.func @transpose(%q: !nvfp4.tensor<2x32x64xf4E2M1FN, scale = f8E4M3FN, block = 16x16>)
+    -> !nvfp4.tensor<2x64x32xf4E2M1FN, scale = f8E4M3FN, block = 16x16> {
+  %0 = nvfp4.transpose %q : !nvfp4.tensor<2x32x64xf4E2M1FN, scale = f8E4M3FN, block = 16x16>
+      -> !nvfp4.tensor<2x64x32xf4E2M1FN, scale = f8E4M3FN, block = 16x16>
+  return %0 : !nvfp4.tensor<2x64x32xf4E2M1FN, scale = f8E4M3FN, block = 16x16>
+}
+
 // Model annotations are verified by the dialect but otherwise untouched.
 // CHECK-LABEL: func @annotations
 // CHECK-SAME: {nvfp4.weight}

@@ -37,6 +37,12 @@ void populateMatmulToGPUPatterns(const TypeConverter &converter,
                                  RewritePatternSet &patterns,
                                  const ::nvfp4::target::ChipInfo &chip);
 
+/// Pattern that replaces nvfp4.transpose by a launch of a kernel that
+/// transposes the packed E2M1 codes (nibble by nibble) and the linear
+/// 16x16-tile scale matrix; the amax buffer is shared.
+void populateTransposeToGPUPatterns(const TypeConverter &converter,
+                                    RewritePatternSet &patterns);
+
 } // namespace nvfp4
 } // namespace mlir
 

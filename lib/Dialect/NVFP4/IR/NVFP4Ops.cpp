@@ -33,6 +33,11 @@ static std::string formatShape(ArrayRef<int64_t> shape) {
   return text;
 }
 
+/// Prints a block shape as `RxC`.
+static std::string formatBlockShape(ArrayRef<int64_t> block) {
+  return formatShape(block);
+}
+
 //===----------------------------------------------------------------------===//
 // QuantizeOp
 //===----------------------------------------------------------------------===//
@@ -168,6 +173,41 @@ OpFoldResult SwizzleScalesOp::fold(FoldAdaptor) {
     getInputMutable().assign(inner.getInput());
     return getResult();
   }
+  return {};
+}
+
+//===----------------------------------------------------------------------===//
+// TransposeOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult TransposeOp::verify() {
+  BlockScaledTensorType inputType = getInput().getType();
+  BlockScaledTensorType resultType = getResult().getType();
+  // transpose_c1
+  if (!inputType.isTwoDimensionalBlock())
+    return emitOpError("needs 16x16 blocks, got ")
+           << formatBlockShape(inputType.getBlockShape())
+           << ": only a tile scale stays exact under transposition";
+  // transpose_c2
+  if (inputType.getLayout() != ScaleLayout::Linear)
+    return emitOpError("needs linear scales; transpose before swizzling");
+  // transpose_c3
+  SmallVector<int64_t> shape(inputType.getShape());
+  std::swap(shape[shape.size() - 2], shape[shape.size() - 1]);
+  auto expected = BlockScaledTensorType::get(
+      getContext(), shape, inputType.getElementType(),
+      inputType.getScaleType(), inputType.getBlockShape(),
+      inputType.getLayout());
+  if (resultType != expected)
+    return emitOpError("result type ")
+           << resultType << " should be " << expected;
+  return success();
+}
+
+OpFoldResult TransposeOp::fold(FoldAdaptor) {
+  // Swapping the last two dimensions twice is the identity.
+  if (auto inner = getInput().getDefiningOp<TransposeOp>())
+    return inner.getInput();
   return {};
 }
 

@@ -131,20 +131,10 @@ static Value transposedSource(Operation *op) {
   return transpose.getInput();
 }
 
-static Value buildTranspose(OpBuilder &b, Location loc, Value value) {
-  auto type = cast<RankedTensorType>(value.getType());
-  SmallVector<int64_t> permutation = swapLastTwo(type.getRank());
-  SmallVector<int64_t> shape;
-  for (int64_t dim : permutation)
-    shape.push_back(type.getDimSize(dim));
-  Value init = tensor::EmptyOp::create(b, loc, shape, type.getElementType());
-  return linalg::TransposeOp::create(b, loc, value, init, permutation)
-      .getResult()[0];
-}
-
 namespace {
 /// quantize(transpose(W)) after quantize(W) (or the reverse), both 16x16 RN:
-/// the later one becomes the transpose of the earlier one.
+/// the later one becomes nvfp4.transpose of the earlier one, which is exact
+/// because one scale covers a whole 16x16 tile.
 struct ShareWeightQuantizationPattern : public OpRewritePattern<QuantizeOp> {
   ShareWeightQuantizationPattern(MLIRContext *ctx, FusionCounters *counters)
       : OpRewritePattern(ctx), counters(counters) {}
@@ -182,12 +172,8 @@ struct ShareWeightQuantizationPattern : public OpRewritePattern<QuantizeOp> {
       return rewriter.notifyMatchFailure(
           op, "no earlier 16x16 quantization of the transposed tensor");
 
-    Location loc = op.getLoc();
-    auto unpack = UnpackOp::create(rewriter, loc, earlier.getResult());
-    Value codes = buildTranspose(rewriter, loc, unpack.getCodes());
-    Value scales = buildTranspose(rewriter, loc, unpack.getScales());
-    rewriter.replaceOpWithNewOp<PackOp>(op, op.getType(), codes, scales,
-                                        unpack.getAmax());
+    rewriter.replaceOpWithNewOp<TransposeOp>(op, op.getType(),
+                                             earlier.getResult());
     if (counters)
       ++counters->sharedWeightQuantizations;
     return success();
@@ -211,7 +197,7 @@ uint64_t mlir::nvfp4::removeDeadQuantizations(Operation *root) {
   SmallVector<Operation *> worklist;
   root->walk([&](Operation *op) {
     if (isa<QuantizeOp, AmaxOp, HadamardOp, DequantizeOp, PackOp, UnpackOp,
-            SwizzleScalesOp>(op) &&
+            SwizzleScalesOp, TransposeOp>(op) &&
         op->use_empty())
       worklist.push_back(op);
   });

@@ -368,4 +368,51 @@ def NVFP4_SwizzleScalesOp : NVFP4_Op<"swizzle_scales", [Pure]> {
   let hasFolder = 1;
 }
 
+//===----------------------------------------------------------------------===//
+// nvfp4.transpose
+//===----------------------------------------------------------------------===//
+
+def NVFP4_TransposeOp : NVFP4_Op<"transpose", [Pure]> {
+  let summary = "transpose a block-scaled tensor with 16x16 blocks";
+  let description = [{
+    Swaps the last two dimensions of a block-scaled tensor quantized in
+    16x16 tiles: the E2M1 codes are transposed element by element, the
+    linear scale matrix [batch..., rows / 16, cols / 16] is transposed tile
+    by tile, and the amax is unchanged. Batch dimensions stay in place.
+
+    The result is exact: one E4M3 scale serves a whole 16x16 tile, so the
+    transposed codes and scales describe exactly the transposed values.
+    This is how one weight quantization serves both fprop (W) and dgrad
+    (W^T): with round-to-nearest and a shared amax,
+    `transpose(quantize(W))` has the same bytes as `quantize(transpose(W))`.
+    1x16 blocks have no exact transpose (a block would become a column), and
+    `swizzled_128x4` scales replicate each tile scale into 16 rows; transpose
+    the linear form and swizzle afterwards.
+
+    Folds: `transpose(transpose(x))` is `x`.
+
+    Constraints:
+
+    1. (C1) the input has 16x16 blocks.
+    2. (C2) the input's scale layout is `linear`.
+    3. (C3) the result type is the input type with the last two dimensions
+       swapped.
+
+    Example:
+
+    ```mlir
+    %wt = nvfp4.transpose %w
+        : !nvfp4.tensor<64x256xf4E2M1FN, scale = f8E4M3FN, block = 16x16>
+        -> !nvfp4.tensor<256x64xf4E2M1FN, scale = f8E4M3FN, block = 16x16>
+    ```
+  }];
+  let arguments = (ins NVFP4_BlockScaledTensor:$input);
+  let results = (outs NVFP4_BlockScaledTensor:$result);
+  let assemblyFormat = [{
+    $input attr-dict `:` qualified(type($input)) `->` qualified(type($result))
+  }];
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
 #endif // NVFP4_DIALECT_NVFP4_IR_NVFP4OPS_TD

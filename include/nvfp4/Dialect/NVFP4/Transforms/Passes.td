@@ -211,12 +211,13 @@ def NVFP4FuseQuantization : Pass<"nvfp4-fuse-quantization", "ModuleOp"> {
        this value.
     2. *share-weight-quantization* (pattern set): a 16x16, round-to-nearest
        quantization of `transpose(W)` (dgrad) after one of `W` (fprop), or
-       the reverse, becomes the transpose of the earlier one,
-       `pack(transpose(codes), transpose(scales), amax)` of its `unpack`: a
-       16x16 tile has the same scale in both orientations, so the codes are
-       bit for bit the transpose and one weight quantization remains.
+       the reverse, becomes `nvfp4.transpose` of the earlier one: a 16x16
+       tile has the same scale in both orientations, so the codes are bit
+       for bit the transpose and one weight quantization remains. Both the
+       reference and the GPU lowering lower `nvfp4.transpose`, so
+       `nvfp4-compile` runs this fusion too.
     3. *remove-dead*: quantizations, amaxes, RHTs, dequantizations, packs,
-       unpacks and scale swizzles whose results are unused are erased, with
+       unpacks, scale swizzles and transposes whose results are unused are erased, with
        the producers that become dead with them. (This one is a walk, not a
        pattern set: a greedy rewrite erases dead ops before any pattern sees
        them, so it runs first.)
@@ -247,10 +248,9 @@ def NVFP4FuseQuantization : Pass<"nvfp4-fuse-quantization", "ModuleOp"> {
 
     ```mlir
     %qf = nvfp4.quantize %w : ...
-    %c, %s, %a = nvfp4.unpack %qf : ...
-    %ct = linalg.transpose ins(%c ...) outs(...) permutation = [1, 0]
-    %st = linalg.transpose ins(%s ...) outs(...) permutation = [1, 0]
-    %qd = nvfp4.pack %ct, %st, %a : !nvfp4.tensor<128x256..., block = 16x16>
+    %qd = nvfp4.transpose %qf
+        : !nvfp4.tensor<256x128xf4E2M1FN, scale = f8E4M3FN, block = 16x16>
+        -> !nvfp4.tensor<128x256xf4E2M1FN, scale = f8E4M3FN, block = 16x16>
     ```
   }];
   let dependentDialects = [
