@@ -117,23 +117,8 @@ def program(path, name, args):
 def torch_quantize(x):
     """NVFP4 1x16 quantization (same algorithm) in PyTorch, for torch.compile."""
     amax = x.abs().float().amax()
-    s_enc = torch.where((amax == 0) | torch.isinf(amax), torch.ones_like(amax),
-                        torch.clamp(2688.0 / amax, max=3.4028234663852886e38))
-    s_dec = 1.0 / s_enc
-    mult = s_enc * np.float32(1.0 / 6.0)
-    xb = x.float().view(x.shape[0], -1, 16)
-    bamax = xb.abs().amax(dim=-1, keepdim=True)
-    scale = torch.clamp(bamax * mult, max=448.0).to(torch.float8_e4m3fn)
-    enc = torch.clamp(1.0 / (scale.float() * s_dec), max=3.4028234663852886e38)
-    y = xb * enc
-    a = y.abs()
-    code = ((a > 0.25).int() + (a >= 0.75).int() + (a > 1.25).int() +
-            (a >= 1.75).int() + (a > 2.5).int() + (a >= 3.5).int() +
-            (a > 5.0).int())
-    code = code | (torch.signbit(y).int() << 3)
-    code = code.view(x.shape[0], -1, 2).to(torch.uint8)
-    packed = code[..., 0] | (code[..., 1] << 4)
-    return packed, scale.view(torch.uint8), amax
+    packed, scales = torch_quantize_given(x, amax)
+    return packed, scales, amax
 
 
 def torch_quantize_given(x, amax):

@@ -140,6 +140,25 @@ SmallVector<Type> kernels::gemmKernelArgTypes(const GemmPlan &plan,
   return types;
 }
 
+gpu::GPUFuncOp kernels::buildProducerConsumerKernel(
+    ModuleOp module, const GemmPlan &plan, TypeRange argTypes, StringRef name,
+    function_ref<void(GemmPipelineEmitter &)> consumer) {
+  return getOrCreateKernel(
+      module, name, argTypes, plan.threads(),
+      [&](OpBuilder &b, Location loc, ValueRange args) {
+        GemmPipelineEmitter e(b, loc, plan, args);
+        e.initBarriers();
+        // Warp specialization: the last warp produces, the others consume.
+        auto roles = scf::IfOp::create(
+            b, loc, e.eq(e.warpId(), plan.producerWarp()), true);
+        OpBuilder::InsertionGuard guard(b);
+        b.setInsertionPointToStart(roles.thenBlock());
+        e.emitProducer();
+        b.setInsertionPointToStart(roles.elseBlock());
+        consumer(e);
+      });
+}
+
 std::array<int64_t, 3> GemmPlan::grid() const {
   return {(n + tileN - 1) / tileN, (m + tileM - 1) / tileM, batch};
 }

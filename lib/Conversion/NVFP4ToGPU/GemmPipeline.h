@@ -278,6 +278,14 @@ private:
   Value codesA, scalesA, codesB, scalesB;
 };
 
+/// Builds a kernel of `plan.threads()` threads in which the last warp runs
+/// the pipeline's producer and the others `consumer` (after the barriers
+/// are initialized): the skeleton of the sm_90a and sm_120a kernels.
+gpu::GPUFuncOp
+buildProducerConsumerKernel(ModuleOp module, const GemmPlan &plan,
+                            TypeRange argTypes, StringRef name,
+                            function_ref<void(GemmPipelineEmitter &)> consumer);
+
 /// The kernel argument types of a tensor-core GEMM for `plan`, given the
 /// buffer types of the SIMT kernel's arguments (codesA, scalesA, amaxA,
 /// codesB, scalesB, amaxB, alpha, C): codes, and scales that

@@ -212,18 +212,8 @@ gpu::GPUFuncOp kernels::buildMmaBlockScaleGemmKernel(ModuleOp module,
                                                      const GemmPlan &plan,
                                                      TypeRange argTypes,
                                                      StringRef name) {
-  return getOrCreateKernel(
-      module, name, argTypes, plan.threads(),
-      [&](OpBuilder &b, Location loc, ValueRange args) {
-        GemmPipelineEmitter e(b, loc, plan, args);
-        e.initBarriers();
-        // Warp specialization: the last warp produces, the others consume.
-        auto roles = scf::IfOp::create(
-            b, loc, e.eq(e.warpId(), plan.producerWarp()), true);
-        OpBuilder::InsertionGuard guard(b);
-        b.setInsertionPointToStart(roles.thenBlock());
-        e.emitProducer();
-        b.setInsertionPointToStart(roles.elseBlock());
-        MmaBlockScaleConsumer{e, b, loc}.emit();
+  return buildProducerConsumerKernel(
+      module, plan, argTypes, name, [](GemmPipelineEmitter &e) {
+        MmaBlockScaleConsumer{e, e.b, e.loc}.emit();
       });
 }

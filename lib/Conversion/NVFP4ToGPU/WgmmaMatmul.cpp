@@ -354,17 +354,8 @@ gpu::GPUFuncOp kernels::buildWgmmaGemmKernel(ModuleOp module,
   uint64_t descriptorBits = desc->Value;
   // Registers: 9 warps leave 168 per lane; the loop keeps 64 accumulators,
   // one sub-step's 16 A registers and the decode temporaries live.
-  return getOrCreateKernel(
-      module, name, argTypes, plan.threads(),
-      [&](OpBuilder &b, Location loc, ValueRange args) {
-        GemmPipelineEmitter e(b, loc, plan, args);
-        e.initBarriers();
-        auto roles = scf::IfOp::create(
-            b, loc, e.eq(e.warpId(), plan.producerWarp()), true);
-        OpBuilder::InsertionGuard guard(b);
-        b.setInsertionPointToStart(roles.thenBlock());
-        e.emitProducer();
-        b.setInsertionPointToStart(roles.elseBlock());
-        WgmmaConsumer{e, b, loc, descriptorBits}.emit();
+  return buildProducerConsumerKernel(
+      module, plan, argTypes, name, [&](GemmPipelineEmitter &e) {
+        WgmmaConsumer{e, e.b, e.loc, descriptorBits}.emit();
       });
 }
