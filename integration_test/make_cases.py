@@ -148,6 +148,28 @@ def dequantize_case(out, args, name, shape, block):
                {"kind": "dequantize", "args": ["x"], "results": ["y"]}, args)
 
 
+def transpose_case(out, args, name, shape):
+    """nvfp4.transpose of a 16x16-block quantization: the bytes must equal
+    the library's quantization of the transposed input (a 16x16 block's
+    scale is shared by the whole tile, so W^T quantizes to exactly the
+    transposed codes and scales)."""
+    x = make_input(shape, 13, edge=True)
+    want = nvfp4.quantize(np.ascontiguousarray(x.T), block=(16, 16))
+    dims = "x".join(str(d) for d in shape)
+    t = tensor_type(shape, (16, 16), False)
+    tt = tensor_type(shape[::-1], (16, 16), False)
+    mlir = (f"func.func @main(%x: tensor<{dims}xbf16>) -> {tt} {{\n"
+            f"  %q = nvfp4.quantize %x : tensor<{dims}xbf16> -> {t}\n"
+            f"  %t = nvfp4.transpose %q : {t} -> {tt}\n"
+            f"  return %t : {tt}\n}}\n")
+    write_case(out, name, mlir, {"x": x},
+               {"codes": want.packed.reshape(-1),
+                "scales": np.asarray(want.scales, np.uint8).reshape(-1),
+                "amax": np.array([want.amax], np.float32).view(np.uint32)},
+               {"kind": "transpose", "args": ["x"],
+                "results": ["codes", "scales", "amax"]}, args)
+
+
 # Tensor-core GEMMs (K a multiple of 256 on sm_90a) sum in another order
 # than the reference: results must be within this max-norm relative error.
 MATMUL_TOLERANCE = 8e-3
@@ -238,6 +260,9 @@ def main():
     hadamard_case(out, args, "hadamard", (128, 512))
     dequantize_case(out, args, "dequantize_1x16", (128, 256), (1, 16))
     dequantize_case(out, args, "dequantize_16x16", (128, 256), (16, 16))
+    # The dgrad copy of a 16x16 weight quantization (nvfp4.transpose).
+    transpose_case(out, args, "transpose_16x16_256x512", (256, 512))
+    transpose_case(out, args, "transpose_16x16_48x160", (48, 160))
     # Tensor-core kernel (K % 256 == 0): square, skinny, edges, layouts.
     matmul_case(out, args, "matmul_256x512x1024", 256, 512, 1024)
     matmul_case(out, args, "matmul_skinny_1x384x256", 1, 384, 256,
