@@ -33,17 +33,8 @@ DTYPES = {"bf16": np.uint16, "f32": np.float32, "i8": np.uint8,
 
 
 def time_ms(fn, repeat=REPEAT):
-    fn()
-    cp.cuda.runtime.deviceSynchronize()
-    times = []
-    for _ in range(repeat):
-        start, stop = cp.cuda.Event(), cp.cuda.Event()
-        start.record()
-        fn()
-        stop.record()
-        stop.synchronize()
-        times.append(cp.cuda.get_elapsed_time(start, stop))
-    return float(np.median(times))
+    """Median over `repeat` runs of the time of one run of fn."""
+    return time_batched_ms(fn, batch=1, repeat=repeat)
 
 
 def time_batched_ms(fn, batch=10, repeat=REPEAT):

@@ -570,6 +570,23 @@ gpu::GPUFuncOp buildHadamardAmaxKernel(ModuleOp module, MemRefType input,
       });
 }
 
+/// The arguments of a quantize kernel: input, amax (i32 bits), packed
+/// codes, scales, and the seed for stochastic rounding.
+static SmallVector<Type> quantizeArgTypes(BlockScaledTensorType type,
+                                         Type elementType, bool stochastic) {
+  MLIRContext *ctx = type.getContext();
+  int64_t count = product(type.getShape());
+  auto i8 = IntegerType::get(ctx, 8);
+  SmallVector<Type> types = {
+      MemRefType::get({count}, elementType),
+      MemRefType::get({1}, IntegerType::get(ctx, 32)),
+      MemRefType::get({count / 2}, i8),
+      MemRefType::get({product(type.getScalesType().getShape())}, i8)};
+  if (stochastic)
+    types.push_back(IntegerType::get(ctx, 64));
+  return types;
+}
+
 /// 1x16 quantization, kRunsPerThread runs per thread: all 16-byte loads
 /// first, then per run the block scale, the codes (two i32 words, one
 /// 8-byte store) and the scale byte. With `rhtMask`, each run is first
@@ -580,19 +597,12 @@ gpu::GPUFuncOp buildRunQuantizeKernel(ModuleOp module,
                                       Type elementType, bool stochastic,
                                       std::optional<uint32_t> rhtMask,
                                       const ChipInfo &chip, int64_t &blocks) {
-  MLIRContext *ctx = module.getContext();
   int64_t count = product(type.getShape());
   int64_t cols = type.getCols(), colBlocks = cols / 16;
   int64_t segments = count / 16;
   blocks = runKernelBlocks(segments);
-  auto i8 = IntegerType::get(ctx, 8);
-  SmallVector<Type> argTypes = {
-      MemRefType::get({count}, elementType),
-      MemRefType::get({1}, IntegerType::get(ctx, 32)),
-      MemRefType::get({count / 2}, i8),
-      MemRefType::get({product(type.getScalesType().getShape())}, i8)};
-  if (stochastic)
-    argTypes.push_back(IntegerType::get(ctx, 64));
+  SmallVector<Type> argTypes =
+      quantizeArgTypes(type, elementType, stochastic);
   std::string name =
       std::string(rhtMask ? "nvfp4_rht_quantize_" : "nvfp4_quantize_") +
       shapeName(type.getShape()) + "x" + typeName(elementType) + "_1x16" +
@@ -656,19 +666,12 @@ gpu::GPUFuncOp buildRunQuantizeKernel(ModuleOp module,
 gpu::GPUFuncOp buildQuantizeKernel(ModuleOp module, BlockScaledTensorType type,
                                    Type elementType, bool stochastic,
                                    const ChipInfo &chip) {
-  MLIRContext *ctx = module.getContext();
   int64_t count = product(type.getShape());
   int64_t cols = type.getCols(), colBlocks = cols / 16;
   int64_t blockRows = type.getBlockRows();
   int64_t segments = count / 16;
-  auto i8 = IntegerType::get(ctx, 8);
-  SmallVector<Type> argTypes = {
-      MemRefType::get({count}, elementType),
-      MemRefType::get({1}, IntegerType::get(ctx, 32)),
-      MemRefType::get({count / 2}, i8),
-      MemRefType::get({product(type.getScalesType().getShape())}, i8)};
-  if (stochastic)
-    argTypes.push_back(IntegerType::get(ctx, 64));
+  SmallVector<Type> argTypes =
+      quantizeArgTypes(type, elementType, stochastic);
   std::string name =
       "nvfp4_quantize_" + shapeName(type.getShape()) + "x" +
       typeName(elementType) + "_" + std::to_string(blockRows) + "x16" +
