@@ -101,7 +101,9 @@ static OperandReport reportOperand(Value operand) {
     Value input = quantize.getInput();
     if (auto trunc = input.getDefiningOp<arith::TruncFOp>())
       input = trunc.getIn();
-    report.hadamard = isa_and_nonnull<HadamardOp>(input.getDefiningOp());
+    // The RHT folded into the quantization, or still an op before it.
+    report.hadamard = quantize.getHadamard().has_value() ||
+                      isa_and_nonnull<HadamardOp>(input.getDefiningOp());
   }
   return report;
 }

@@ -1,19 +1,32 @@
-// Each fusion has its own switch; with all three off nothing changes. (The
-// greedy rewrite behind share-amax and share-weight-quantization erases
-// dead ops as it goes, so only remove-dead counts them.)
-// RUN: nvfp4-opt %s --nvfp4-fuse-quantization='share-amax=false share-weight-quantization=false remove-dead=false' \
+// Each fusion has its own switch; with all five off nothing changes. (The
+// greedy rewrite behind the pattern sets erases dead ops as it goes, so
+// only remove-dead counts them.)
+// RUN: nvfp4-opt %s --nvfp4-fuse-quantization='share-amax=false share-weight-quantization=false fold-hadamard=false fuse-output-amax=false remove-dead=false' \
 // RUN:   | FileCheck %s --check-prefix=OFF
-// RUN: nvfp4-opt %s --nvfp4-fuse-quantization='share-weight-quantization=false remove-dead=false' \
+// RUN: nvfp4-opt %s --nvfp4-fuse-quantization='share-amax=true share-weight-quantization=false fold-hadamard=false fuse-output-amax=false remove-dead=false' \
 // RUN:   | FileCheck %s --check-prefix=AMAX-ONLY
-// RUN: nvfp4-opt %s --nvfp4-fuse-quantization='share-amax=false remove-dead=false' \
+// RUN: nvfp4-opt %s --nvfp4-fuse-quantization='share-amax=false share-weight-quantization=true fold-hadamard=false fuse-output-amax=false remove-dead=false' \
 // RUN:   | FileCheck %s --check-prefix=WEIGHT-ONLY
-// RUN: nvfp4-opt %s --nvfp4-fuse-quantization='share-amax=false share-weight-quantization=false' \
+// RUN: nvfp4-opt %s --nvfp4-fuse-quantization='share-amax=false share-weight-quantization=false fold-hadamard=true fuse-output-amax=false remove-dead=false' \
+// RUN:   | FileCheck %s --check-prefix=FOLD-ONLY
+// RUN: nvfp4-opt %s --nvfp4-fuse-quantization='share-amax=false share-weight-quantization=false fold-hadamard=false fuse-output-amax=true remove-dead=false' \
+// RUN:   | FileCheck %s --check-prefix=OUTPUT-ONLY
+// RUN: nvfp4-opt %s --nvfp4-fuse-quantization='share-amax=false share-weight-quantization=false fold-hadamard=false fuse-output-amax=false remove-dead=true' \
 // RUN:   | FileCheck %s --check-prefix=DEAD-ONLY
 
 // OFF-LABEL:     func.func @fusions
 // OFF-NOT:         nvfp4.amax
 // OFF-NOT:         nvfp4.transpose
-// OFF-COUNT-4:     nvfp4.quantize
+// OFF-NOT:         hadamard(
+// OFF-NOT:         , f32
+// OFF-COUNT-6:     nvfp4.quantize
+// FOLD-ONLY-LABEL: func.func @fusions
+// FOLD-ONLY-NOT:   nvfp4.hadamard
+// FOLD-ONLY:       hadamard(55272)
+// FOLD-ONLY-NOT:   , f32
+// OUTPUT-ONLY-LABEL: func.func @fusions
+// OUTPUT-ONLY:     nvfp4.hadamard
+// OUTPUT-ONLY:     -> tensor<64x64xbf16>, f32
 // AMAX-ONLY-LABEL: func.func @fusions
 // AMAX-ONLY:       nvfp4.amax
 // AMAX-ONLY-NOT:   nvfp4.transpose
@@ -23,11 +36,15 @@
 // DEAD-ONLY-LABEL: func.func @fusions
 // DEAD-ONLY-NOT:   nvfp4.amax
 // DEAD-ONLY-NOT:   nvfp4.transpose
-// DEAD-ONLY-COUNT-2: nvfp4.quantize
+// DEAD-ONLY-COUNT-4: nvfp4.quantize
 // DEAD-ONLY-NOT:   nvfp4.quantize
-func.func @fusions(%w: tensor<64x32xbf16>, %s: i64)
+func.func @fusions(%w: tensor<64x32xbf16>, %s: i64,
+                   %x: !nvfp4.tensor<64x32xf4E2M1FN, scale = f8E4M3FN, block = 1x16>,
+                   %v: !nvfp4.tensor<16x64xf4E2M1FN, scale = f8E4M3FN, block = 16x16>)
     -> (!nvfp4.tensor<64x32xf4E2M1FN, scale = f8E4M3FN, block = 16x16>,
-        !nvfp4.tensor<32x64xf4E2M1FN, scale = f8E4M3FN, block = 16x16>) {
+        !nvfp4.tensor<32x64xf4E2M1FN, scale = f8E4M3FN, block = 16x16>,
+        !nvfp4.tensor<64x32xf4E2M1FN, scale = f8E4M3FN, block = 1x16>,
+        tensor<64x16xf32>) {
   %qf = nvfp4.quantize %w : tensor<64x32xbf16>
       -> !nvfp4.tensor<64x32xf4E2M1FN, scale = f8E4M3FN, block = 16x16>
   %e = tensor.empty() : tensor<32x64xbf16>
@@ -38,6 +55,21 @@ func.func @fusions(%w: tensor<64x32xbf16>, %s: i64)
       -> !nvfp4.tensor<64x32xf4E2M1FN, scale = f8E4M3FN, block = 1x16>
   %dead1 = nvfp4.quantize %w rounding<stochastic> seed(%s) : tensor<64x32xbf16>
       -> !nvfp4.tensor<64x32xf4E2M1FN, scale = f8E4M3FN, block = 1x16>
-  return %qf, %qd : !nvfp4.tensor<64x32xf4E2M1FN, scale = f8E4M3FN, block = 16x16>,
-      !nvfp4.tensor<32x64xf4E2M1FN, scale = f8E4M3FN, block = 16x16>
+  %h = nvfp4.hadamard %w : tensor<64x32xbf16>
+  %qh = nvfp4.quantize %h : tensor<64x32xbf16>
+      -> !nvfp4.tensor<64x32xf4E2M1FN, scale = f8E4M3FN, block = 1x16>
+  %c = nvfp4.scaled_matmul %qf, %x
+      : !nvfp4.tensor<64x32xf4E2M1FN, scale = f8E4M3FN, block = 16x16>,
+        !nvfp4.tensor<64x32xf4E2M1FN, scale = f8E4M3FN, block = 1x16>
+      -> tensor<64x64xbf16>
+  %qc = nvfp4.quantize %c : tensor<64x64xbf16>
+      -> !nvfp4.tensor<64x64xf4E2M1FN, scale = f8E4M3FN, block = 1x16>
+  %d = nvfp4.scaled_matmul %qc, %v
+      : !nvfp4.tensor<64x64xf4E2M1FN, scale = f8E4M3FN, block = 1x16>,
+        !nvfp4.tensor<16x64xf4E2M1FN, scale = f8E4M3FN, block = 16x16>
+      -> tensor<64x16xf32>
+  return %qf, %qd, %qh, %d : !nvfp4.tensor<64x32xf4E2M1FN, scale = f8E4M3FN, block = 16x16>,
+      !nvfp4.tensor<32x64xf4E2M1FN, scale = f8E4M3FN, block = 16x16>,
+      !nvfp4.tensor<64x32xf4E2M1FN, scale = f8E4M3FN, block = 1x16>,
+      tensor<64x16xf32>
 }

@@ -13,7 +13,7 @@
 // CHECK:         nvfp4.quantize %[[X]] amax(%[[A]])
 // CHECK:         nvfp4.quantize %{{.*}} amax(%[[A]]) : tensor<64x32xbf16>
 // CHECK:         nvfp4.quantize %{{.*}} amax(%[[A]]) : tensor<2x16x64xbf16>
-// expected-remark @+1 {{nvfp4-fuse-quantization: shared-amax = 3, shared-weight-quantizations = 0, dead-ops-removed = 0}}
+// expected-remark @+1 {{nvfp4-fuse-quantization: shared-amax = 3, shared-weight-quantizations = 0, folded-hadamards = 0, fused-output-amaxes = 0, dead-ops-removed = 0}}
 func.func @share_amax(%x: tensor<32x64xbf16>)
     -> (!nvfp4.tensor<32x64xf4E2M1FN, scale = f8E4M3FN, block = 1x16>,
         !nvfp4.tensor<64x32xf4E2M1FN, scale = f8E4M3FN, block = 1x16>,
@@ -35,15 +35,19 @@ func.func @share_amax(%x: tensor<32x64xbf16>)
 
 // -----
 
-// Not one tensor: a rounded copy (truncf) and a Hadamard transform change
-// the amax, a single quantization has nothing to share, and an explicit
-// amax operand is kept.
+// Not one tensor: a rounded copy (truncf) and a Hadamard transform (folded
+// into its quantization, which then quantizes the RHT of %t) change the
+// amax, a single quantization has nothing to share, and an explicit amax
+// operand is kept.
 // CHECK-LABEL: func.func @no_shared_amax
 // CHECK-NOT:     nvfp4.amax
+// CHECK:         %[[T:.*]] = arith.truncf
+// CHECK-NEXT:    nvfp4.quantize %[[T]] : tensor<16x32xbf16>
+// CHECK-NEXT:    nvfp4.quantize %[[T]] hadamard(55272) : tensor<16x32xbf16>
 // CHECK:         nvfp4.quantize %{{.*}} amax(%{{.*}}) : tensor<16x32xbf16>
 // CHECK-NOT:     nvfp4.amax
 // CHECK:         return
-// expected-remark @+1 {{nvfp4-fuse-quantization: shared-amax = 0, shared-weight-quantizations = 0, dead-ops-removed = 0}}
+// expected-remark @+1 {{nvfp4-fuse-quantization: shared-amax = 0, shared-weight-quantizations = 0, folded-hadamards = 1, fused-output-amaxes = 0, dead-ops-removed = 0}}
 func.func @no_shared_amax(%x: tensor<16x32xf32>, %y: tensor<16x32xbf16>, %a: f32)
     -> (!nvfp4.tensor<16x32xf4E2M1FN, scale = f8E4M3FN, block = 1x16>,
         !nvfp4.tensor<16x32xf4E2M1FN, scale = f8E4M3FN, block = 1x16>,
@@ -81,7 +85,7 @@ func.func @no_shared_amax(%x: tensor<16x32xf32>, %y: tensor<16x32xbf16>, %a: f32
 // CHECK-NOT:     linalg.transpose
 // CHECK:         %[[P:.*]] = nvfp4.transpose %[[Q]] : !nvfp4.tensor<64x32xf4E2M1FN, scale = f8E4M3FN, block = 16x16> -> !nvfp4.tensor<32x64xf4E2M1FN, scale = f8E4M3FN, block = 16x16>
 // CHECK-NEXT:    return %[[Q]], %[[P]]
-// expected-remark @+1 {{nvfp4-fuse-quantization: shared-amax = 0, shared-weight-quantizations = 1, dead-ops-removed = 0}}
+// expected-remark @+1 {{nvfp4-fuse-quantization: shared-amax = 0, shared-weight-quantizations = 1, folded-hadamards = 0, fused-output-amaxes = 0, dead-ops-removed = 0}}
 func.func @share_weight_quantization(%w: tensor<64x32xbf16>)
     -> (!nvfp4.tensor<64x32xf4E2M1FN, scale = f8E4M3FN, block = 16x16>,
         !nvfp4.tensor<32x64xf4E2M1FN, scale = f8E4M3FN, block = 16x16>) {
@@ -104,7 +108,7 @@ func.func @share_weight_quantization(%w: tensor<64x32xbf16>)
 // CHECK-NOT:     nvfp4.quantize
 // CHECK:         %[[P:.*]] = nvfp4.transpose %[[QT]] : !nvfp4.tensor<2x32x64xf4E2M1FN, scale = f8E4M3FN, block = 16x16> -> !nvfp4.tensor<2x64x32xf4E2M1FN, scale = f8E4M3FN, block = 16x16>
 // CHECK-NEXT:    return %[[QT]], %[[P]]
-// expected-remark @+1 {{nvfp4-fuse-quantization: shared-amax = 0, shared-weight-quantizations = 1, dead-ops-removed = 0}}
+// expected-remark @+1 {{nvfp4-fuse-quantization: shared-amax = 0, shared-weight-quantizations = 1, folded-hadamards = 0, fused-output-amaxes = 0, dead-ops-removed = 0}}
 func.func @share_weight_quantization_reversed_batched(%w: tensor<2x64x32xbf16>)
     -> (!nvfp4.tensor<2x32x64xf4E2M1FN, scale = f8E4M3FN, block = 16x16>,
         !nvfp4.tensor<2x64x32xf4E2M1FN, scale = f8E4M3FN, block = 16x16>) {
@@ -127,7 +131,7 @@ func.func @share_weight_quantization_reversed_batched(%w: tensor<2x64x32xbf16>)
 // CHECK-LABEL: func.func @no_shared_weight_quantization
 // CHECK-NOT:     nvfp4.transpose
 // CHECK:         return
-// expected-remark @+1 {{nvfp4-fuse-quantization: shared-amax = 2, shared-weight-quantizations = 0, dead-ops-removed = 0}}
+// expected-remark @+1 {{nvfp4-fuse-quantization: shared-amax = 2, shared-weight-quantizations = 0, folded-hadamards = 0, fused-output-amaxes = 0, dead-ops-removed = 0}}
 func.func @no_shared_weight_quantization(%w: tensor<64x32xbf16>, %s: i64, %a: f32, %b: f32)
     -> (!nvfp4.tensor<64x32xf4E2M1FN, scale = f8E4M3FN, block = 1x16>,
         !nvfp4.tensor<32x64xf4E2M1FN, scale = f8E4M3FN, block = 1x16>,
@@ -161,6 +165,199 @@ func.func @no_shared_weight_quantization(%w: tensor<64x32xbf16>, %s: i64, %a: f3
 // -----
 
 //===----------------------------------------------------------------------===//
+// fold-hadamard
+//===----------------------------------------------------------------------===//
+
+// wgrad's operand: the RHT, its amax and its stochastic quantization become
+// an amax and a quantization of %x that carry the sign mask; the RHT is gone.
+// CHECK-LABEL: func.func @fold_hadamard
+// CHECK-SAME:    (%[[X:.*]]: tensor<64x128xbf16>, %[[S:.*]]: i64)
+// CHECK-NOT:     nvfp4.hadamard
+// CHECK:         %[[A:.*]] = nvfp4.amax %[[X]] hadamard(255) : tensor<64x128xbf16>
+// CHECK-NEXT:    nvfp4.quantize %[[X]] amax(%[[A]]) hadamard(255) rounding<stochastic> seed(%[[S]])
+// CHECK-NOT:     nvfp4.hadamard
+// expected-remark @+1 {{nvfp4-fuse-quantization: shared-amax = 0, shared-weight-quantizations = 0, folded-hadamards = 1, fused-output-amaxes = 0, dead-ops-removed = 0}}
+func.func @fold_hadamard(%x: tensor<64x128xbf16>, %s: i64) -> !nvfp4.tensor<64x128xf4E2M1FN, scale = f8E4M3FN, block = 1x16> {
+  %h = nvfp4.hadamard %x {sign_mask = 255 : i32} : tensor<64x128xbf16>
+  %a = nvfp4.amax %h : tensor<64x128xbf16>
+  %q = nvfp4.quantize %h amax(%a) rounding<stochastic> seed(%s)
+      : tensor<64x128xbf16> -> !nvfp4.tensor<64x128xf4E2M1FN, scale = f8E4M3FN, block = 1x16>
+  return %q : !nvfp4.tensor<64x128xf4E2M1FN, scale = f8E4M3FN, block = 1x16>
+}
+
+// -----
+
+// Two quantizations of one RHT: both fold, then share one post-RHT amax
+// (never the amax of %x itself, which a plain quantization of %x uses).
+// CHECK-LABEL: func.func @fold_hadamard_then_share_amax
+// CHECK-SAME:    (%[[X:.*]]: tensor<64x128xbf16>, %[[S:.*]]: i64)
+// CHECK-NEXT:    %[[A:.*]] = nvfp4.amax %[[X]] hadamard(55272) : tensor<64x128xbf16>
+// CHECK-NEXT:    nvfp4.quantize %[[X]] amax(%[[A]]) hadamard(55272) :
+// CHECK-NEXT:    nvfp4.quantize %[[X]] amax(%[[A]]) hadamard(55272) rounding<stochastic>
+// CHECK-NEXT:    nvfp4.quantize %[[X]] : tensor<64x128xbf16>
+// expected-remark @+1 {{nvfp4-fuse-quantization: shared-amax = 2, shared-weight-quantizations = 0, folded-hadamards = 1, fused-output-amaxes = 0, dead-ops-removed = 0}}
+func.func @fold_hadamard_then_share_amax(%x: tensor<64x128xbf16>, %s: i64)
+    -> (!nvfp4.tensor<64x128xf4E2M1FN, scale = f8E4M3FN, block = 1x16>, !nvfp4.tensor<64x128xf4E2M1FN, scale = f8E4M3FN, block = 1x16>, !nvfp4.tensor<64x128xf4E2M1FN, scale = f8E4M3FN, block = 1x16>) {
+  %h = nvfp4.hadamard %x : tensor<64x128xbf16>
+  %q0 = nvfp4.quantize %h : tensor<64x128xbf16> -> !nvfp4.tensor<64x128xf4E2M1FN, scale = f8E4M3FN, block = 1x16>
+  %q1 = nvfp4.quantize %h rounding<stochastic> seed(%s) : tensor<64x128xbf16> -> !nvfp4.tensor<64x128xf4E2M1FN, scale = f8E4M3FN, block = 1x16>
+  %q2 = nvfp4.quantize %x : tensor<64x128xbf16> -> !nvfp4.tensor<64x128xf4E2M1FN, scale = f8E4M3FN, block = 1x16>
+  return %q0, %q1, %q2 : !nvfp4.tensor<64x128xf4E2M1FN, scale = f8E4M3FN, block = 1x16>, !nvfp4.tensor<64x128xf4E2M1FN, scale = f8E4M3FN, block = 1x16>, !nvfp4.tensor<64x128xf4E2M1FN, scale = f8E4M3FN, block = 1x16>
+}
+
+// -----
+
+// Not folded: an RHT that is also used as a tensor (folding would compute it
+// twice), and one feeding a 16x16 quantization (its blocks are not RHT
+// chunks).
+// CHECK-LABEL: func.func @no_fold_hadamard
+// CHECK-COUNT-2: nvfp4.hadamard
+// CHECK-NOT:     hadamard(
+// CHECK:         return
+// expected-remark @+1 {{nvfp4-fuse-quantization: shared-amax = 0, shared-weight-quantizations = 0, folded-hadamards = 0, fused-output-amaxes = 0, dead-ops-removed = 0}}
+func.func @no_fold_hadamard(%x: tensor<64x128xbf16>, %y: tensor<64x128xbf16>)
+    -> (!nvfp4.tensor<64x128xf4E2M1FN, scale = f8E4M3FN, block = 1x16>, tensor<64x128xbf16>,
+        !nvfp4.tensor<64x128xf4E2M1FN, scale = f8E4M3FN, block = 16x16>) {
+  %h = nvfp4.hadamard %x : tensor<64x128xbf16>
+  %q = nvfp4.quantize %h : tensor<64x128xbf16> -> !nvfp4.tensor<64x128xf4E2M1FN, scale = f8E4M3FN, block = 1x16>
+  %g = nvfp4.hadamard %y : tensor<64x128xbf16>
+  %t = nvfp4.quantize %g : tensor<64x128xbf16>
+      -> !nvfp4.tensor<64x128xf4E2M1FN, scale = f8E4M3FN, block = 16x16>
+  return %q, %h, %t : !nvfp4.tensor<64x128xf4E2M1FN, scale = f8E4M3FN, block = 1x16>, tensor<64x128xbf16>,
+      !nvfp4.tensor<64x128xf4E2M1FN, scale = f8E4M3FN, block = 16x16>
+}
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// fuse-output-amax
+//===----------------------------------------------------------------------===//
+
+// A GEMM whose output is quantized for the next GEMM (a low-rank adapter:
+// x * A then * B): the first GEMM returns its output's amax from its
+// epilogue and the quantization uses it -- no amax pass over %c.
+// CHECK-LABEL: func.func @fuse_output_amax
+// CHECK:         %[[C:.*]], %[[M:.*]] = nvfp4.scaled_matmul %{{.*}}, %{{.*}} role<fprop> {nvfp4.layer = 3 : i64}
+// CHECK-SAME:      -> tensor<128x64xbf16>, f32
+// CHECK-NEXT:    %[[Q:.*]] = nvfp4.quantize %[[C]] amax(%[[M]]) :
+// CHECK-NEXT:    nvfp4.scaled_matmul %[[Q]], %{{.*}} : {{.*}} -> tensor<128x256xbf16>{{$}}
+// expected-remark @+1 {{nvfp4-fuse-quantization: shared-amax = 0, shared-weight-quantizations = 0, folded-hadamards = 0, fused-output-amaxes = 1, dead-ops-removed = 0}}
+func.func @fuse_output_amax(
+    %x: !nvfp4.tensor<128x256xf4E2M1FN, scale = f8E4M3FN, block = 1x16>,
+    %a: !nvfp4.tensor<64x256xf4E2M1FN, scale = f8E4M3FN, block = 16x16>,
+    %b: !nvfp4.tensor<256x64xf4E2M1FN, scale = f8E4M3FN, block = 16x16>)
+    -> tensor<128x256xbf16> {
+  %c = nvfp4.scaled_matmul %x, %a role<fprop> {nvfp4.layer = 3 : i64}
+      : !nvfp4.tensor<128x256xf4E2M1FN, scale = f8E4M3FN, block = 1x16>,
+        !nvfp4.tensor<64x256xf4E2M1FN, scale = f8E4M3FN, block = 16x16>
+      -> tensor<128x64xbf16>
+  %q = nvfp4.quantize %c : tensor<128x64xbf16>
+      -> !nvfp4.tensor<128x64xf4E2M1FN, scale = f8E4M3FN, block = 1x16>
+  %d = nvfp4.scaled_matmul %q, %b
+      : !nvfp4.tensor<128x64xf4E2M1FN, scale = f8E4M3FN, block = 1x16>,
+        !nvfp4.tensor<256x64xf4E2M1FN, scale = f8E4M3FN, block = 16x16>
+      -> tensor<128x256xbf16>
+  return %d : tensor<128x256xbf16>
+}
+
+// -----
+
+// Two quantizations of the output (one of a transposed view) for two GEMMs:
+// share-amax gives them one nvfp4.amax, which the epilogue's amax replaces.
+// CHECK-LABEL: func.func @fuse_shared_output_amax
+// CHECK:         %[[C:.*]], %[[M:.*]] = nvfp4.scaled_matmul
+// CHECK-NOT:     nvfp4.amax
+// CHECK:         nvfp4.quantize %[[C]] amax(%[[M]]) :
+// CHECK:         nvfp4.quantize %{{.*}} amax(%[[M]]) rounding<stochastic>
+// expected-remark @+1 {{nvfp4-fuse-quantization: shared-amax = 2, shared-weight-quantizations = 0, folded-hadamards = 0, fused-output-amaxes = 1, dead-ops-removed = 0}}
+func.func @fuse_shared_output_amax(
+    %x: !nvfp4.tensor<64x128xf4E2M1FN, scale = f8E4M3FN, block = 1x16>,
+    %w: !nvfp4.tensor<32x128xf4E2M1FN, scale = f8E4M3FN, block = 16x16>,
+    %v: !nvfp4.tensor<16x32xf4E2M1FN, scale = f8E4M3FN, block = 16x16>,
+    %u: !nvfp4.tensor<16x64xf4E2M1FN, scale = f8E4M3FN, block = 1x16>,
+    %s: i64) -> (tensor<64x16xf32>, tensor<32x16xf32>) {
+  %c = nvfp4.scaled_matmul %x, %w
+      : !nvfp4.tensor<64x128xf4E2M1FN, scale = f8E4M3FN, block = 1x16>,
+        !nvfp4.tensor<32x128xf4E2M1FN, scale = f8E4M3FN, block = 16x16>
+      -> tensor<64x32xbf16>
+  %q = nvfp4.quantize %c : tensor<64x32xbf16>
+      -> !nvfp4.tensor<64x32xf4E2M1FN, scale = f8E4M3FN, block = 1x16>
+  %d = nvfp4.scaled_matmul %q, %v
+      : !nvfp4.tensor<64x32xf4E2M1FN, scale = f8E4M3FN, block = 1x16>,
+        !nvfp4.tensor<16x32xf4E2M1FN, scale = f8E4M3FN, block = 16x16>
+      -> tensor<64x16xf32>
+  %e = tensor.empty() : tensor<32x64xbf16>
+  %ct = linalg.transpose ins(%c : tensor<64x32xbf16>) outs(%e : tensor<32x64xbf16>) permutation = [1, 0]
+  %qt = nvfp4.quantize %ct rounding<stochastic> seed(%s) : tensor<32x64xbf16>
+      -> !nvfp4.tensor<32x64xf4E2M1FN, scale = f8E4M3FN, block = 1x16>
+  %g = nvfp4.scaled_matmul %qt, %u
+      : !nvfp4.tensor<32x64xf4E2M1FN, scale = f8E4M3FN, block = 1x16>,
+        !nvfp4.tensor<16x64xf4E2M1FN, scale = f8E4M3FN, block = 1x16>
+      -> tensor<32x16xf32>
+  return %d, %g : tensor<64x16xf32>, tensor<32x16xf32>
+}
+
+// -----
+
+// Not fused: a quantization no GEMM consumes, one of a rounded copy of an
+// f32 output (its amax is that of other values), one with a given amax, and
+// one of the output's RHT.
+// CHECK-LABEL: func.func @no_fuse_output_amax
+// CHECK-NOT:     -> tensor<{{.*}}>, f32
+// CHECK:         return
+// expected-remark @+1 {{nvfp4-fuse-quantization: shared-amax = 0, shared-weight-quantizations = 0, folded-hadamards = 1, fused-output-amaxes = 0, dead-ops-removed = 0}}
+func.func @no_fuse_output_amax(
+    %x: !nvfp4.tensor<64x128xf4E2M1FN, scale = f8E4M3FN, block = 1x16>,
+    %w: !nvfp4.tensor<32x128xf4E2M1FN, scale = f8E4M3FN, block = 16x16>,
+    %v: !nvfp4.tensor<16x32xf4E2M1FN, scale = f8E4M3FN, block = 16x16>,
+    %amax: f32)
+    -> (!nvfp4.tensor<64x32xf4E2M1FN, scale = f8E4M3FN, block = 1x16>,
+        tensor<64x16xf32>, tensor<64x16xf32>, tensor<64x16xf32>) {
+  %c0 = nvfp4.scaled_matmul %x, %w
+      : !nvfp4.tensor<64x128xf4E2M1FN, scale = f8E4M3FN, block = 1x16>,
+        !nvfp4.tensor<32x128xf4E2M1FN, scale = f8E4M3FN, block = 16x16>
+      -> tensor<64x32xbf16>
+  %q0 = nvfp4.quantize %c0 : tensor<64x32xbf16>
+      -> !nvfp4.tensor<64x32xf4E2M1FN, scale = f8E4M3FN, block = 1x16>
+  %c1 = nvfp4.scaled_matmul %x, %w
+      : !nvfp4.tensor<64x128xf4E2M1FN, scale = f8E4M3FN, block = 1x16>,
+        !nvfp4.tensor<32x128xf4E2M1FN, scale = f8E4M3FN, block = 16x16>
+      -> tensor<64x32xf32>
+  %r1 = arith.truncf %c1 : tensor<64x32xf32> to tensor<64x32xbf16>
+  %q1 = nvfp4.quantize %r1 : tensor<64x32xbf16>
+      -> !nvfp4.tensor<64x32xf4E2M1FN, scale = f8E4M3FN, block = 1x16>
+  %d1 = nvfp4.scaled_matmul %q1, %v
+      : !nvfp4.tensor<64x32xf4E2M1FN, scale = f8E4M3FN, block = 1x16>,
+        !nvfp4.tensor<16x32xf4E2M1FN, scale = f8E4M3FN, block = 16x16>
+      -> tensor<64x16xf32>
+  %c2 = nvfp4.scaled_matmul %x, %w
+      : !nvfp4.tensor<64x128xf4E2M1FN, scale = f8E4M3FN, block = 1x16>,
+        !nvfp4.tensor<32x128xf4E2M1FN, scale = f8E4M3FN, block = 16x16>
+      -> tensor<64x32xbf16>
+  %q2 = nvfp4.quantize %c2 amax(%amax) : tensor<64x32xbf16>
+      -> !nvfp4.tensor<64x32xf4E2M1FN, scale = f8E4M3FN, block = 1x16>
+  %d2 = nvfp4.scaled_matmul %q2, %v
+      : !nvfp4.tensor<64x32xf4E2M1FN, scale = f8E4M3FN, block = 1x16>,
+        !nvfp4.tensor<16x32xf4E2M1FN, scale = f8E4M3FN, block = 16x16>
+      -> tensor<64x16xf32>
+  %c3 = nvfp4.scaled_matmul %x, %w
+      : !nvfp4.tensor<64x128xf4E2M1FN, scale = f8E4M3FN, block = 1x16>,
+        !nvfp4.tensor<32x128xf4E2M1FN, scale = f8E4M3FN, block = 16x16>
+      -> tensor<64x32xbf16>
+  %h3 = nvfp4.hadamard %c3 : tensor<64x32xbf16>
+  %q3 = nvfp4.quantize %h3 : tensor<64x32xbf16>
+      -> !nvfp4.tensor<64x32xf4E2M1FN, scale = f8E4M3FN, block = 1x16>
+  %d3 = nvfp4.scaled_matmul %q3, %v
+      : !nvfp4.tensor<64x32xf4E2M1FN, scale = f8E4M3FN, block = 1x16>,
+        !nvfp4.tensor<16x32xf4E2M1FN, scale = f8E4M3FN, block = 16x16>
+      -> tensor<64x16xf32>
+  return %q0, %d1, %d2, %d3 : !nvfp4.tensor<64x32xf4E2M1FN, scale = f8E4M3FN, block = 1x16>,
+      tensor<64x16xf32>, tensor<64x16xf32>, tensor<64x16xf32>
+}
+
+// -----
+
+//===----------------------------------------------------------------------===//
 // remove-dead
 //===----------------------------------------------------------------------===//
 
@@ -168,7 +365,7 @@ func.func @no_shared_weight_quantization(%w: tensor<64x32xbf16>, %s: i64, %a: f3
 // transpose that only fed them.
 // CHECK-LABEL: func.func @remove_dead
 // CHECK-NEXT:    return
-// expected-remark @+1 {{nvfp4-fuse-quantization: shared-amax = 0, shared-weight-quantizations = 0, dead-ops-removed = 5}}
+// expected-remark @+1 {{nvfp4-fuse-quantization: shared-amax = 0, shared-weight-quantizations = 0, folded-hadamards = 0, fused-output-amaxes = 0, dead-ops-removed = 5}}
 func.func @remove_dead(%x: tensor<32x64xbf16>) {
   %e = tensor.empty() : tensor<64x32xbf16>
   %t = linalg.transpose ins(%x : tensor<32x64xbf16>) outs(%e : tensor<64x32xbf16>) permutation = [1, 0]

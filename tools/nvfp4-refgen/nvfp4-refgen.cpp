@@ -14,12 +14,17 @@
 //   nvfp4-refgen matmul --m=32 --n=48 --k=256 --block-b=16x16 --alpha=0.5
 //   nvfp4-refgen transpose --shape=48x80   (16x16 blocks; expected values
 //                                           quantize the transposed data)
+//   nvfp4-refgen quantize --hadamard=0xD7E8 (the op's `hadamard` form;
+//                                           expected: quantize(RHT(x)))
+//   nvfp4-refgen matmul --output-amax      (the second result; expected:
+//                                           the amax of the library's C)
 //
 // Options: --shape=RxC, --m/--n/--k, --block[-a|-b]=1x16|16x16,
 // --rounding=rn|sr, --seed=N (SR key), --amax=F (explicit amax),
 // --layout=linear|swizzled, --data=random|edge|zero|inf, --data-seed=N,
-// --sign-mask=N, --alpha=F, --out=f32|bf16, --corrupt (flip one expected
-// byte: a negative control showing the comparison can fail).
+// --sign-mask=N, --hadamard=N (quantize/amax), --output-amax (matmul),
+// --alpha=F, --out=f32|bf16, --corrupt (flip one expected byte: a negative
+// control showing the comparison can fail).
 //
 //===----------------------------------------------------------------------===//
 
@@ -315,6 +320,20 @@ void emitPacked(Program &p, const std::string &name, const QuantizedTensor &q) {
          tensorType(q.Rows, q.Cols, q.Block, false));
 }
 
+/// --hadamard=N: the RHT sign mask of the op's `hadamard` attribute.
+uint16_t hadamardMask(const Options &opts) {
+  int64_t mask = opts.getInt("hadamard", kDefaultHadamardSignMask);
+  if (mask < 0 || mask > 0xFFFF)
+    fail("--hadamard must be a 16-bit sign mask");
+  return static_cast<uint16_t>(mask);
+}
+
+/// The library's RHT of `data` with --hadamard's mask.
+std::vector<float> hadamardOrFail(const std::vector<float> &data,
+                                  const Options &opts) {
+  return check(hadamardTransform(data.data(), data.size(), hadamardMask(opts)));
+}
+
 //===----------------------------------------------------------------------===//
 // Commands
 //===----------------------------------------------------------------------===//
@@ -332,18 +351,22 @@ void emitQuantize(const Options &opts, Program &p) {
   bool swizzled = opts.get("layout", "linear") == "swizzled";
 
   std::vector<float> data = makeData(rows, cols, opts, 0);
-  QuantizedTensor q = quantizeOrFail(data, rows, cols, options);
+  std::string operands;
+  QuantizedTensor q = quantizeOrFail(
+      opts.has("hadamard") ? hadamardOrFail(data, opts) : data, rows, cols,
+      options);
   std::string shape = shapeText(rows, cols);
   std::string type = tensorType(rows, cols, options.Block, swizzled);
 
   p.constant("x", toBF16Bits(data), shape, "bf16");
-  std::string operands;
   if (options.Amax) {
     char amax[64];
     std::snprintf(amax, sizeof(amax), "0x%08X", floatToBits(*options.Amax));
     p.line(std::string("%amax_in = arith.constant ") + amax + " : f32");
     operands += " amax(%amax_in)";
   }
+  if (opts.has("hadamard"))
+    operands += " hadamard(" + std::to_string(hadamardMask(opts)) + ")";
   if (stochastic) {
     p.line("%seed = arith.constant " + std::to_string(options.Seed) + " : i64");
     operands += " rounding<stochastic> seed(%seed)";
@@ -402,7 +425,12 @@ void emitAmax(const Options &opts, Program &p) {
   std::vector<float> data = makeData(rows, cols, opts, 0);
   std::string shape = shapeText(rows, cols);
   p.constant("x", toBF16Bits(data), shape, "bf16");
-  p.line("%a = nvfp4.amax %x : tensor<" + shape + "xbf16>");
+  std::string rht;
+  if (opts.has("hadamard")) {
+    data = hadamardOrFail(data, opts);
+    rht = " hadamard(" + std::to_string(hadamardMask(opts)) + ")";
+  }
+  p.line("%a = nvfp4.amax %x" + rht + " : tensor<" + shape + "xbf16>");
   p.line("%a_t = tensor.from_elements %a : tensor<1xf32>");
   p.expectEqual("amax", p.bits("a_t", "1", "f32", "i32"),
                 toF32Bits({computeAmax(data.data(), data.size())}), "1", "i32");
@@ -445,11 +473,20 @@ void emitMatmul(const Options &opts, Program &p) {
   std::snprintf(alphaText, sizeof(alphaText), "0x%08X", floatToBits(alpha));
   p.line(std::string("%alpha = arith.constant ") + alphaText + " : f32");
   std::string shape = shapeText(m, n);
-  p.line("%c = nvfp4.scaled_matmul %a, %b alpha(%alpha) : " +
+  bool outputAmax = opts.has("output-amax");
+  p.line(std::string(outputAmax ? "%c, %c_amax" : "%c") +
+         " = nvfp4.scaled_matmul %a, %b alpha(%alpha) : " +
          tensorType(m, k, a.Block, false) + ", " +
-         tensorType(n, k, b.Block, false) + " -> tensor<" + shape + "xf32>");
+         tensorType(n, k, b.Block, false) + " -> tensor<" + shape + "xf32>" +
+         (outputAmax ? ", f32" : ""));
   p.expectEqual("values", p.bits("c", shape, "f32", "i32"), toF32Bits(want),
                 shape, "i32");
+  if (outputAmax) {
+    p.line("%c_amax_t = tensor.from_elements %c_amax : tensor<1xf32>");
+    p.expectEqual("amax", p.bits("c_amax_t", "1", "f32", "i32"),
+                  toF32Bits({computeAmax(want.data(), want.size())}), "1",
+                  "i32");
+  }
 }
 
 void emitTranspose(const Options &opts, Program &p) {

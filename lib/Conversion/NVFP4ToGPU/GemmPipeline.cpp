@@ -12,6 +12,7 @@
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -224,6 +225,14 @@ GemmPipelineEmitter::GemmPipelineEmitter(OpBuilder &b, Location loc,
   scalesA = argumentPointer(b, loc, args[1]);
   codesB = argumentPointer(b, loc, args[3]);
   scalesB = argumentPointer(b, loc, args[4]);
+  if (plan.outputAmax) {
+    // At the kernel's entry, so that it is a static alloca SROA promotes.
+    storedAmax =
+        memref::AllocaOp::create(b, loc, MemRefType::get({1}, b.getF32Type()));
+    memref::StoreOp::create(
+        b, loc, arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0.0f)),
+        storedAmax, ValueRange{indexConstant(b, loc, 0)});
+  }
 }
 
 Value GemmPipelineEmitter::c32(int64_t v) {
@@ -574,6 +583,7 @@ void GemmPipelineEmitter::storeOutput(Value tileRow, Value tileCol,
   // C is [batch, M, N] flattened; the index type is 64-bit.
   memref::StoreOp::create(b, loc, scaled, args[7],
                           ValueRange{outputIndex(*this, batchIdx, row, col)});
+  noteStored(scaled);
 }
 
 void GemmPipelineEmitter::storeOutputRow(Value tileRow, Value tileCol0,
@@ -599,6 +609,41 @@ void GemmPipelineEmitter::storeOutputRow(Value tileRow, Value tileCol0,
                            add(rowB0, tileCol0));
   vector::StoreOp::create(b, loc, scaled, args[7], ValueRange{flat},
                           /*nontemporal=*/false, llvm::MaybeAlign(alignment));
+  noteStored(scaled);
+}
+
+void GemmPipelineEmitter::noteStored(Value stored) {
+  if (!plan.outputAmax)
+    return;
+  // |x| of the rounded values (exact in f32); maxnumf skips NaN, as
+  // nvfp4.amax does.
+  Type f32 = b.getF32Type();
+  Value magnitude;
+  if (auto vectorType = dyn_cast<VectorType>(stored.getType())) {
+    auto f32Vector = VectorType::get(vectorType.getShape(), f32);
+    if (vectorType.getElementType() != f32)
+      stored = arith::ExtFOp::create(b, loc, f32Vector, stored);
+    magnitude = vector::ReductionOp::create(
+        b, loc, vector::CombiningKind::MAXNUMF,
+        math::AbsFOp::create(b, loc, stored));
+  } else {
+    if (stored.getType() != f32)
+      stored = arith::ExtFOp::create(b, loc, f32, stored);
+    magnitude = math::AbsFOp::create(b, loc, stored);
+  }
+  Value zero = indexConstant(b, loc, 0);
+  Value max = arith::MaxNumFOp::create(
+      b, loc, memref::LoadOp::create(b, loc, storedAmax, ValueRange{zero}),
+      magnitude);
+  memref::StoreOp::create(b, loc, max, storedAmax, ValueRange{zero});
+}
+
+void GemmPipelineEmitter::finishOutputAmax() {
+  if (!plan.outputAmax)
+    return;
+  Value max = memref::LoadOp::create(b, loc, storedAmax,
+                                     ValueRange{indexConstant(b, loc, 0)});
+  warpMaxToAmax(b, loc, max, args[8]);
 }
 
 void GemmPipelineEmitter::storeMmaFragment(Value tileRow0, Value tileCol0,

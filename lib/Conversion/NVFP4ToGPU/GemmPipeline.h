@@ -120,6 +120,9 @@ struct GemmPlan {
   /// consumerSharedOffset(), a multiple of kSwizzleRepeatBytes.
   int64_t consumerSharedBytes = 0;
   Type resultElement;
+  /// The kernel also computes the amax of C (argument 8, FP32 bits,
+  /// zero-initialized): scaled_matmul's second result.
+  bool outputAmax = false;
   GemmScaleStaging scaleStaging = GemmScaleStaging::AsStored;
   GemmStageRelease stageRelease = GemmStageRelease::ConsumerThreads;
 
@@ -187,8 +190,10 @@ GemmPlan makeGemmPlan(const ::nvfp4::target::ChipInfo &chip,
 class GemmPipelineEmitter {
 public:
   /// `args` are the kernel arguments: codesA, scalesA, amaxA, codesB,
-  /// scalesB, amaxB, alpha, C -- codes as tensor maps, scales as tensor
-  /// maps where GemmPlan::scalesByTensorMap, otherwise as buffers.
+  /// scalesB, amaxB, alpha, C (and amaxC with GemmPlan::outputAmax) --
+  /// codes as tensor maps, scales as tensor maps where
+  /// GemmPlan::scalesByTensorMap, otherwise as buffers. Construct it at the
+  /// start of the kernel: it creates the thread's amax register there.
   GemmPipelineEmitter(OpBuilder &b, Location loc, const GemmPlan &plan,
                       ValueRange args);
 
@@ -258,6 +263,11 @@ public:
   /// rows g and g + 8, columns 2t and 2t + 1 (PTX ISA 9.7.14.5).
   void storeMmaFragment(Value tileRow0, Value tileCol0, ValueRange c,
                         Value scale);
+  /// With GemmPlan::outputAmax, reduces the amax of what this thread
+  /// stored over its warp and adds it to C's amax with one atomic max;
+  /// otherwise nothing. Every lane of a warp that stores calls it once,
+  /// after its last store (converged).
+  void finishOutputAmax();
 
   OpBuilder &b;
   Location loc;
@@ -268,12 +278,18 @@ private:
                    Value tileRow0, Value kStep, Value stage, Value barrier);
   Value validRows(const GemmOperand &op, Value tileRow0);
   int64_t txBytes(const GemmOperand &op);
+  /// Folds |stored| (a scalar or vector of C's element type) into the
+  /// thread's amax register.
+  void noteStored(Value stored);
   void stageScalesAsAtoms(const GemmOperand &op, Value scales, Value tileRow0,
                           Value kStep, Value stageBase);
 
   ValueRange args;
   Value tid, warp, lane, batchIdx, rowA0, rowB0;
   Value smem; ///< shared-memory base pointer, kSwizzleRepeatBytes aligned
+  /// The f32 max |C| this thread stored (a one-element private buffer
+  /// that LLVM promotes to a register), with GemmPlan::outputAmax.
+  Value storedAmax;
   /// Tensor maps (generic pointers) or global buffers, per GemmPlan.
   Value codesA, scalesA, codesB, scalesB;
 };

@@ -6,7 +6,9 @@
 
 #include "KernelUtils.h"
 
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "llvm/Support/MathExtras.h"
 
 using namespace mlir;
@@ -60,4 +62,25 @@ std::string kernels::shapeName(ArrayRef<int64_t> shape) {
 std::string kernels::blockName(BlockScaledTensorType type) {
   return std::to_string(type.getBlockRows()) + "x16" +
          (type.getLayout() == ScaleLayout::Linear ? "" : "s");
+}
+
+/// Max over the lanes of a warp (xor butterfly), then one integer atomic
+/// max of the FP32 bits into `amaxBits[0]` by lane 0 (non-negative floats
+/// order like their bits; NaN never enters, maxnumf drops it).
+void kernels::warpMaxToAmax(OpBuilder &b, Location loc, Value max, Value amaxBits) {
+  IndexMath m{b, loc};
+  for (int32_t offset : {16, 8, 4, 2, 1}) {
+    Value other = gpu::ShuffleOp::create(b, loc, max, offset, 32,
+                                         gpu::ShuffleMode::XOR)
+                      .getShuffleResult();
+    max = arith::MaxNumFOp::create(b, loc, max, other);
+  }
+  Value lane = m.rem(gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x), 32);
+  auto ifLeader = scf::IfOp::create(b, loc, m.eq(lane, 0),
+                                    /*withElseRegion=*/false);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(ifLeader.thenBlock());
+  Value bits = arith::BitcastOp::create(b, loc, b.getI32Type(), max);
+  memref::AtomicRMWOp::create(b, loc, arith::AtomicRMWKind::maxs, bits,
+                              amaxBits, ValueRange{m.c(0)});
 }

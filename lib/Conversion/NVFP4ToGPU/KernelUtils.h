@@ -56,6 +56,12 @@ Value scaleOffset(IndexMath &m, BlockScaledTensorType type, Value row,
 /// Loads the amax buffer (FP32 bits in an i32) as an f32.
 Value loadAmax(OpBuilder &b, Location loc, Value amaxBits);
 
+/// Max of the f32 `max` over the lanes of a warp (xor butterfly), then one
+/// integer atomic max of the FP32 bits into `amaxBits[0]` (memref<1xi32>)
+/// by lane 0: non-negative floats order like their bits, and NaN never
+/// enters (maxnumf drops it). Every lane of the warp must call it.
+void warpMaxToAmax(OpBuilder &b, Location loc, Value max, Value amaxBits);
+
 /// Product of the dimensions.
 int64_t product(ArrayRef<int64_t> shape);
 

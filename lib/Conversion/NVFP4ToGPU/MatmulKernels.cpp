@@ -23,6 +23,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -51,10 +52,11 @@ SmallVector<Value> loadCodes(OpBuilder &b, Location loc, Value packed,
 }
 
 /// The kernel arguments, the same for every GEMM kernel: codesA, scalesA,
-/// amaxA, codesB, scalesB, amaxB, alpha, C (flat buffers).
+/// amaxA, codesB, scalesB, amaxB, alpha, C (flat buffers), and with
+/// `outputAmax` amaxC (FP32 bits, zero-initialized).
 SmallVector<Type> matmulArgTypes(BlockScaledTensorType lhs,
                                  BlockScaledTensorType rhs,
-                                 RankedTensorType result) {
+                                 RankedTensorType result, bool outputAmax) {
   MLIRContext *ctx = lhs.getContext();
   int64_t batch = product(lhs.getBatchShape());
   int64_t m = lhs.getRows(), n = rhs.getRows(), k = lhs.getCols();
@@ -62,37 +64,42 @@ SmallVector<Type> matmulArgTypes(BlockScaledTensorType lhs,
   auto buffer = [&](int64_t count, Type type) -> Type {
     return MemRefType::get({count}, type);
   };
-  return {buffer(batch * m * k / 2, i8),
-          buffer(product(lhs.getScalesType().getShape()), i8),
-          buffer(1, i32),
-          buffer(batch * n * k / 2, i8),
-          buffer(product(rhs.getScalesType().getShape()), i8),
-          buffer(1, i32),
-          Float32Type::get(ctx),
-          buffer(batch * m * n, result.getElementType())};
+  SmallVector<Type> types = {buffer(batch * m * k / 2, i8),
+                             buffer(product(lhs.getScalesType().getShape()), i8),
+                             buffer(1, i32),
+                             buffer(batch * n * k / 2, i8),
+                             buffer(product(rhs.getScalesType().getShape()), i8),
+                             buffer(1, i32),
+                             Float32Type::get(ctx),
+                             buffer(batch * m * n, result.getElementType())};
+  if (outputAmax)
+    types.push_back(buffer(1, i32));
+  return types;
 }
 
-/// "nvfp4_scaled_matmul_256x512x1024_1x16_16x16_to_f32_": the kernel name
-/// up to the implementation suffix.
+/// "nvfp4_scaled_matmul_256x512x1024_1x16_16x16_to_f32_" (then "amax_"
+/// with an output amax): the kernel name up to the implementation suffix.
 std::string matmulName(BlockScaledTensorType lhs, BlockScaledTensorType rhs,
-                       RankedTensorType result) {
+                       RankedTensorType result, bool outputAmax) {
   int64_t batch = product(lhs.getBatchShape());
   return "nvfp4_scaled_matmul_" +
          (batch > 1 ? std::to_string(batch) + "x" : "") +
          std::to_string(lhs.getRows()) + "x" + std::to_string(rhs.getRows()) +
          "x" + std::to_string(lhs.getCols()) + "_" + blockName(lhs) + "_" +
-         blockName(rhs) + "_to_" + typeName(result.getElementType()) + "_";
+         blockName(rhs) + "_to_" + typeName(result.getElementType()) + "_" +
+         (outputAmax ? "amax_" : "");
 }
 
 gpu::GPUFuncOp buildScaledMatmulKernel(ModuleOp module,
                                        BlockScaledTensorType lhs,
                                        BlockScaledTensorType rhs,
-                                       RankedTensorType result) {
+                                       RankedTensorType result,
+                                       bool outputAmax) {
   int64_t batch = product(lhs.getBatchShape());
   int64_t m = lhs.getRows(), n = rhs.getRows(), k = lhs.getCols();
   int64_t colBlocks = k / 16;
-  SmallVector<Type> argTypes = matmulArgTypes(lhs, rhs, result);
-  std::string name = matmulName(lhs, rhs, result) + "simt";
+  SmallVector<Type> argTypes = matmulArgTypes(lhs, rhs, result, outputAmax);
+  std::string name = matmulName(lhs, rhs, result, outputAmax) + "simt";
   return getOrCreateKernel(
       module, name, argTypes, kThreadsPerBlock,
       [&](OpBuilder &b, Location loc, ValueRange args) {
@@ -100,7 +107,16 @@ gpu::GPUFuncOp buildScaledMatmulKernel(ModuleOp module,
         IndexMath im{b, loc};
         int64_t outputs = batch * m * n;
         Value tid = globalThreadIndex(b, loc);
-        auto ifValid = scf::IfOp::create(b, loc, im.lt(tid, outputs), false);
+        // With an output amax the branch yields |stored| (0 outside C), so
+        // that the whole warp reduces it after the branch.
+        TypeRange yielded =
+            outputAmax ? TypeRange(b.getF32Type()) : TypeRange();
+        auto ifValid = scf::IfOp::create(b, loc, yielded, im.lt(tid, outputs),
+                                         /*withElseRegion=*/outputAmax);
+        if (outputAmax) {
+          b.setInsertionPointToStart(ifValid.elseBlock());
+          scf::YieldOp::create(b, loc, ValueRange{s.f32(0.0f)});
+        }
         b.setInsertionPointToStart(ifValid.thenBlock());
         // Thread -> (batch, i, j); adjacent threads share the A row.
         Value j = im.rem(tid, n);
@@ -147,7 +163,14 @@ gpu::GPUFuncOp buildScaledMatmulKernel(ModuleOp module,
             arith::MulFOp::create(b, loc, loop.getResult(0), alpha),
             result.getElementType());
         memref::StoreOp::create(b, loc, value, args[7], ValueRange{tid});
+        if (!outputAmax) {
+          b.setInsertionPointAfter(ifValid);
+          return;
+        }
+        Value magnitude = math::AbsFOp::create(b, loc, s.toF32(value));
+        scf::YieldOp::create(b, loc, magnitude);
         b.setInsertionPointAfter(ifValid);
+        warpMaxToAmax(b, loc, ifValid.getResult(0), args[8]);
       });
 }
 
@@ -179,7 +202,8 @@ struct ScaledMatmulToGPU : OpConversionPattern<ScaledMatmulOp> {
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     ModuleOp module = op->getParentOfType<ModuleOp>();
-    auto resultType = cast<RankedTensorType>(op.getType());
+    auto resultType = cast<RankedTensorType>(op.getResult().getType());
+    bool outputAmax = static_cast<bool>(op.getResultAmax());
     ValueRange lhs = adaptor.getLhs(), rhs = adaptor.getRhs();
     Value result = allocDevice(
         rewriter, loc,
@@ -195,12 +219,21 @@ struct ScaledMatmulToGPU : OpConversionPattern<ScaledMatmulOp> {
         lhs[2], flatten(rewriter, loc, rhs[0]),
         flatten(rewriter, loc, rhs[1]), rhs[2], alpha,
         flatten(rewriter, loc, result)};
+    Value amaxBits;
+    if (outputAmax) {
+      amaxBits = allocDevice(rewriter, loc,
+                             MemRefType::get({1}, rewriter.getI32Type()),
+                             /*zeroFill=*/true);
+      args.push_back(amaxBits);
+    }
     BlockScaledTensorType lhsType = op.getLhs().getType(),
                           rhsType = op.getRhs().getType();
     std::optional<GemmPlan> plan;
     if (tensorCoreGemmUnsupportedReason(chip, lhsType, rhsType).empty())
       plan = makeGemmPlan(chip, lhsType, rhsType,
                           resultType.getElementType());
+    if (plan)
+      plan->outputAmax = outputAmax;
     // Which consumer: tcgen05 (sm_100a, sm_103a), mma.sync block_scale
     // (sm_120a), or dequantization + wgmma (sm_90a).
     bool tcgen05 =
@@ -225,7 +258,7 @@ struct ScaledMatmulToGPU : OpConversionPattern<ScaledMatmulOp> {
     }
     if (plan) {
       SmallVector<Type> argTypes = gemmKernelArgTypes(
-          *plan, matmulArgTypes(lhsType, rhsType, resultType));
+          *plan, matmulArgTypes(lhsType, rhsType, resultType, outputAmax));
       // Codes (and linear scales the plan stages as stored) go to the
       // kernel as tensor maps of their buffers.
       for (int64_t i : {0, 1, 3, 4})
@@ -233,7 +266,8 @@ struct ScaledMatmulToGPU : OpConversionPattern<ScaledMatmulOp> {
           args[i] = createTensorMap(rewriter, loc, args[i], plan->batch,
                                     i % 3 == 0 ? plan->k / 2 : plan->k / 16,
                                     argTypes[i]);
-      std::string name = matmulName(lhsType, rhsType, resultType);
+      std::string name =
+          matmulName(lhsType, rhsType, resultType, outputAmax);
       gpu::GPUFuncOp kernel =
           tcgen05 ? buildTcgen05GemmKernel(module, *plan, argTypes,
                                            name + "tcgen05_" + plan->name())
@@ -245,13 +279,17 @@ struct ScaledMatmulToGPU : OpConversionPattern<ScaledMatmulOp> {
       launchKernel(rewriter, loc, kernel, plan->grid(), plan->threads(),
                    plan->sharedMemoryBytes(), args);
     } else {
-      gpu::GPUFuncOp kernel =
-          buildScaledMatmulKernel(module, lhsType, rhsType, resultType);
+      gpu::GPUFuncOp kernel = buildScaledMatmulKernel(
+          module, lhsType, rhsType, resultType, outputAmax);
       launchKernel(rewriter, loc, kernel, resultType.getNumElements(),
                    kThreadsPerBlock, args);
     }
-    rewriter.replaceOpWithNewOp<bufferization::ToTensorOp>(
-        op, resultType, result, /*restrict=*/true, /*writable=*/true);
+    SmallVector<Value> results = {bufferization::ToTensorOp::create(
+        rewriter, loc, resultType, result, /*restrict=*/true,
+        /*writable=*/true)};
+    if (outputAmax)
+      results.push_back(loadAmax(rewriter, loc, amaxBits));
+    rewriter.replaceOp(op, results);
     return success();
   }
 

@@ -176,6 +176,7 @@ struct MmaBlockScaleConsumer {
         e.storeMmaFragment(
             rowsA[mi], rowsB[ni],
             kLoop.getResults().slice((mi * kNTiles + ni) * 4, 4), scale);
+    e.finishOutputAmax();
   }
 };
 

@@ -9,8 +9,9 @@
 // The arithmetic is the ScalarBuilder's, i.e. lib/Numerics's order of FP32
 // operations, so the bytes equal the reference lowering's. Only the final
 // E2M1 rounding differs per chip: the hardware cvt where it exists, exact
-// integer/float emulation elsewhere. An RHT whose only user is a 1x16
-// quantization is fused into it (no intermediate tensor in device memory).
+// integer/float emulation elsewhere. A quantization or amax with a
+// `hadamard` sign mask (nvfp4-fuse-quantization's fold-hadamard) computes
+// the RHT in registers: no intermediate tensor in device memory.
 //
 //===----------------------------------------------------------------------===//
 
@@ -398,27 +399,6 @@ void storeRunCodes(OpBuilder &b, Location loc, Value codeWords, Value run,
 /// (memory-level parallelism), at a stride of one block so that each load
 /// instruction of a warp covers consecutive runs.
 constexpr int64_t kRunsPerThread = 4;
-
-/// Max over the lanes of a warp (xor butterfly), then one integer atomic
-/// max of the FP32 bits into `amaxBits[0]` by lane 0 (non-negative floats
-/// order like their bits; NaN never enters, maxnumf drops it).
-void warpMaxToAmax(OpBuilder &b, Location loc, Value max, Value amaxBits) {
-  IndexMath m{b, loc};
-  for (int32_t offset : {16, 8, 4, 2, 1}) {
-    Value other = gpu::ShuffleOp::create(b, loc, max, offset, 32,
-                                         gpu::ShuffleMode::XOR)
-                      .getShuffleResult();
-    max = arith::MaxNumFOp::create(b, loc, max, other);
-  }
-  Value lane = m.rem(gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x), 32);
-  auto ifLeader = scf::IfOp::create(b, loc, m.eq(lane, 0),
-                                    /*withElseRegion=*/false);
-  OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPointToStart(ifLeader.thenBlock());
-  Value bits = arith::BitcastOp::create(b, loc, b.getI32Type(), max);
-  memref::AtomicRMWOp::create(b, loc, arith::AtomicRMWKind::maxs, bits,
-                              amaxBits, ValueRange{m.c(0)});
-}
 
 /// Grid-stride max |x| over `x`, finished by warp shuffles and one atomic
 /// max per warp. Each thread keeps kRunsPerThread 16-byte loads in flight
@@ -836,6 +816,21 @@ Value launchAmax(OpBuilder &b, Location loc, ModuleOp module, Value input) {
   return amax;
 }
 
+/// The amax (FP32 bits, device buffer) of the RHT of the flat BF16 buffer
+/// `input` with `signMask`, without writing the transformed tensor.
+Value launchHadamardAmax(OpBuilder &b, Location loc, ModuleOp module,
+                         Value input, uint32_t signMask) {
+  auto inputType = cast<MemRefType>(input.getType());
+  Value amax = allocDevice(b, loc, MemRefType::get({1}, b.getI32Type()),
+                           /*zeroFill=*/true);
+  gpu::GPUFuncOp kernel = buildHadamardAmaxKernel(module, inputType, signMask);
+  launchKernel(b, loc, kernel,
+               runKernelBlocks(inputType.getNumElements() / 16) *
+                   kThreadsPerBlock,
+               kThreadsPerBlock, {input, amax});
+  return amax;
+}
+
 struct AmaxToGPU : OpConversionPattern<AmaxOp> {
   using OpConversionPattern::OpConversionPattern;
 
@@ -845,7 +840,10 @@ struct AmaxToGPU : OpConversionPattern<AmaxOp> {
     Location loc = op.getLoc();
     ModuleOp module = op->getParentOfType<ModuleOp>();
     Value input = tensorToFlatBuffer(rewriter, loc, adaptor.getInput());
-    Value amax = launchAmax(rewriter, loc, module, input);
+    Value amax = op.getHadamard()
+                     ? launchHadamardAmax(rewriter, loc, module, input,
+                                          *op.getHadamard())
+                     : launchAmax(rewriter, loc, module, input);
     Value bits = memref::LoadOp::create(rewriter, loc, amax,
                                         ValueRange{indexConstant(rewriter, loc, 0)});
     rewriter.replaceOpWithNewOp<arith::BitcastOp>(op, rewriter.getF32Type(), bits);
@@ -867,19 +865,8 @@ quantizeToBuffers(ConversionPatternRewriter &rewriter, Location loc,
   auto inputType = cast<MemRefType>(input.getType());
   Value amax;
   if (!givenAmax) {
-    if (rhtMask) {
-      amax = allocDevice(rewriter, loc,
-                         MemRefType::get({1}, rewriter.getI32Type()),
-                         /*zeroFill=*/true);
-      gpu::GPUFuncOp kernel =
-          buildHadamardAmaxKernel(module, inputType, *rhtMask);
-      launchKernel(rewriter, loc, kernel,
-                   runKernelBlocks(inputType.getNumElements() / 16) *
-                       kThreadsPerBlock,
-                   kThreadsPerBlock, {input, amax});
-    } else {
-      amax = launchAmax(rewriter, loc, module, input);
-    }
+    amax = rhtMask ? launchHadamardAmax(rewriter, loc, module, input, *rhtMask)
+                   : launchAmax(rewriter, loc, module, input);
   } else {
     // A given amax is written into the device buffer the kernel reads.
     amax = allocDevice(rewriter, loc,
@@ -937,7 +924,7 @@ struct QuantizeToGPU : OpConversionPattern<QuantizeOp> {
         input,
         adaptor.getAmax().empty() ? Value() : adaptor.getAmax().front(),
         stochastic ? adaptor.getSeed().front() : Value(), stochastic,
-        std::nullopt, chip);
+        op.getHadamard(), chip);
     if (failed(parts))
       return rewriter.notifyMatchFailure(op, "unconvertible result type");
     rewriter.replaceOpWithMultiple(op, {*parts});
@@ -947,22 +934,10 @@ struct QuantizeToGPU : OpConversionPattern<QuantizeOp> {
   const ChipInfo &chip;
 };
 
-/// The quantization an RHT is fused into: its only user, quantizing it with
-/// 1x16 blocks (the blocks are the RHT's 16-element runs).
-QuantizeOp fusedQuantizeUser(HadamardOp op) {
-  if (!op->hasOneUse())
-    return nullptr;
-  auto quantize = dyn_cast<QuantizeOp>(*op->getUsers().begin());
-  if (!quantize || quantize.getInput() != op.getResult() ||
-      quantize.getResult().getType().getBlockRows() != 1)
-    return nullptr;
-  return quantize;
-}
-
+/// An RHT on its own (nvfp4-fuse-quantization folds the ones that feed
+/// quantizations into them): one kernel writing the transformed tensor.
 struct HadamardToGPU : OpConversionPattern<HadamardOp> {
-  HadamardToGPU(const TypeConverter &converter, MLIRContext *ctx,
-                const ChipInfo &chip)
-      : OpConversionPattern(converter, ctx), chip(chip) {}
+  using OpConversionPattern::OpConversionPattern;
 
   LogicalResult
   matchAndRewrite(HadamardOp op, OpAdaptor adaptor,
@@ -972,27 +947,6 @@ struct HadamardToGPU : OpConversionPattern<HadamardOp> {
     if (!type.hasStaticShape())
       return op.emitOpError("needs a static shape on the GPU path");
     ModuleOp module = op->getParentOfType<ModuleOp>();
-    if (QuantizeOp quantize = fusedQuantizeUser(op)) {
-      // One RHT + quantize kernel (and an RHT + amax pass unless the amax is
-      // given), built where the quantization is, so that its amax and seed
-      // operands are defined; the RHT output never reaches device memory.
-      OpBuilder::InsertionGuard guard(rewriter);
-      rewriter.setInsertionPoint(quantize);
-      Value input = tensorToFlatBuffer(rewriter, loc, adaptor.getInput());
-      bool stochastic = quantize.getRounding() == RoundingMode::Stochastic;
-      auto remapped = [&](Value value) {
-        return value ? rewriter.getRemappedValue(value) : Value();
-      };
-      FailureOr<SmallVector<Value>> parts = quantizeToBuffers(
-          rewriter, quantize.getLoc(), *getTypeConverter(), module,
-          quantize.getResult().getType(), input, remapped(quantize.getAmax()),
-          remapped(quantize.getSeed()), stochastic, op.getSignMask(), chip);
-      if (failed(parts))
-        return rewriter.notifyMatchFailure(op, "unconvertible result type");
-      rewriter.replaceOpWithMultiple(quantize, {*parts});
-      rewriter.eraseOp(op);
-      return success();
-    }
     Value input = tensorToFlatBuffer(rewriter, loc, adaptor.getInput());
     Value result = allocDevice(
         rewriter, loc, MemRefType::get(type.getShape(), type.getElementType()),
@@ -1004,8 +958,6 @@ struct HadamardToGPU : OpConversionPattern<HadamardOp> {
         op, type, result, /*restrict=*/true, /*writable=*/true);
     return success();
   }
-
-  const ChipInfo &chip;
 };
 
 struct DequantizeToGPU : OpConversionPattern<DequantizeOp> {
@@ -1040,6 +992,6 @@ void mlir::nvfp4::populateQuantizeToGPUPatterns(const TypeConverter &converter,
                                                 RewritePatternSet &patterns,
                                                 const ChipInfo &chip) {
   MLIRContext *ctx = patterns.getContext();
-  patterns.add<AmaxToGPU, DequantizeToGPU>(converter, ctx);
-  patterns.add<QuantizeToGPU, HadamardToGPU>(converter, ctx, chip);
+  patterns.add<AmaxToGPU, DequantizeToGPU, HadamardToGPU>(converter, ctx);
+  patterns.add<QuantizeToGPU>(converter, ctx, chip);
 }

@@ -369,6 +369,7 @@ struct Tcgen05Kernel {
                           scale);
           });
     }
+    e.finishOutputAmax();
   }
 
   /// Warp 0 frees the columns once every warp is done with them.

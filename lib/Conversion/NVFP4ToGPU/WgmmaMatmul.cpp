@@ -313,6 +313,7 @@ struct WgmmaConsumer {
     for (int64_t j = 0; j < plan.tileN / 8; ++j)
       e.storeMmaFragment(row0, e.c32(8 * j),
                          kLoop.getResults().slice(4 * j, 4), scale);
+    e.finishOutputAmax();
   }
 };
 

@@ -102,7 +102,7 @@ struct ScaledMatmulOpLowering : OpConversionPattern<ScaledMatmulOp> {
     MLIRContext *ctx = rewriter.getContext();
     BlockScaledTensorType lhsType = op.getLhs().getType();
     BlockScaledTensorType rhsType = op.getRhs().getType();
-    auto resultType = cast<RankedTensorType>(op.getType());
+    auto resultType = cast<RankedTensorType>(op.getResult().getType());
     ValueRange lhs = adaptor.getLhs(), rhs = adaptor.getRhs();
     ScalarBuilder s(rewriter, loc);
 
@@ -182,7 +182,12 @@ struct ScaledMatmulOpLowering : OpConversionPattern<ScaledMatmulOp> {
           return {bs.fromF32(arith::MulFOp::create(b, l, args[0], alpha),
                              elementType)};
         })[0];
-    rewriter.replaceOp(op, reshape(rewriter, loc, result, resultType.getShape()));
+    result = reshape(rewriter, loc, result, resultType.getShape());
+    SmallVector<Value> results = {result};
+    // The fused output amax: that of the rounded result.
+    if (op.getResultAmax())
+      results.push_back(tensorAmax(rewriter, loc, result));
+    rewriter.replaceOp(op, results);
     return success();
   }
 };

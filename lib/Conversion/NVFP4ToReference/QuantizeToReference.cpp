@@ -5,7 +5,8 @@
 // Lowers the ops that produce NVFP4 data to tensor code that reproduces
 // lib/Numerics bit for bit: nvfp4.amax (computeAmax), nvfp4.quantize
 // (quantize, with stochastic rounding) and nvfp4.hadamard
-// (hadamardTransform).
+// (hadamardTransform); amax and quantize with a `hadamard` sign mask are
+// the RHT followed by the op.
 //
 //===----------------------------------------------------------------------===//
 
@@ -33,14 +34,59 @@ static int64_t flatRows(ArrayRef<int64_t> shape) {
   return rows;
 }
 
-/// The amax of a whole tensor as an f32 scalar.
-static Value tensorAmax(OpBuilder &b, Location loc, Value input) {
+/// The 16-point RHT of `input` (a BF16 tensor of static shape) with
+/// `signMask`, rounded to BF16: hadamardTransform of lib/Numerics.
+static Value buildHadamard(OpBuilder &b, Location loc, Value input,
+                           uint32_t signMask) {
   auto type = cast<RankedTensorType>(input.getType());
-  SmallVector<int64_t> all;
-  for (int64_t d = 0; d < type.getRank(); ++d)
-    all.push_back(d);
-  Value reduced = reduceAmax(b, loc, input, all);
-  return tensor::ExtractOp::create(b, loc, reduced, ValueRange{});
+  MLIRContext *ctx = b.getContext();
+  ScalarBuilder s(b, loc);
+  int64_t chunks = type.getNumElements() / kBlockSize;
+
+  // [chunks, 16] rows times the 16x16 matrix, accumulating over the
+  // innermost (reduction) loop in row order 0..15 from +0.0: the summation
+  // order is part of the spec.
+  Value rows = reshape(b, loc, input, {chunks, kBlockSize});
+  Value matrix = hadamardMatrix(b, loc, signMask);
+  Value init = filledTensor(b, loc, {chunks, kBlockSize}, s.f32(0.0f));
+  AffineExpr n, c, r;
+  bindDims(ctx, n, c, r);
+  Value sums = buildGeneric(
+      b, loc, {rows, matrix}, init,
+      {AffineMap::get(3, 0, {n, r}, ctx), AffineMap::get(3, 0, {r, c}, ctx),
+       AffineMap::get(3, 0, {n, c}, ctx)},
+      {utils::IteratorType::parallel, utils::IteratorType::parallel,
+       utils::IteratorType::reduction},
+      [](OpBuilder &b, Location l, ValueRange args) -> SmallVector<Value> {
+        ScalarBuilder bs(b, l);
+        Value term = arith::MulFOp::create(b, l, bs.toF32(args[0]), args[1]);
+        return {arith::AddFOp::create(b, l, args[2], term)};
+      })[0];
+
+  AffineMap id2 = AffineMap::getMultiDimIdentityMap(2, ctx);
+  Value rounded = buildGeneric(
+      b, loc, sums,
+      emptyTensor(b, loc, {chunks, kBlockSize}, type.getElementType()),
+      {id2, id2},
+      {utils::IteratorType::parallel, utils::IteratorType::parallel},
+      [&](OpBuilder &b, Location l, ValueRange args) -> SmallVector<Value> {
+        return {ScalarBuilder(b, l).fromF32(args[0], type.getElementType())};
+      })[0];
+  return reshape(b, loc, rounded, type.getShape());
+}
+
+/// `input`, or its RHT when the op carries a `hadamard` sign mask (the
+/// fused form nvfp4-fuse-quantization creates); fails with a diagnostic on
+/// a dynamic shape.
+static FailureOr<Value> maybeHadamard(ConversionPatternRewriter &rewriter,
+                                      Operation *op, Value input,
+                                      std::optional<uint32_t> signMask) {
+  if (!signMask)
+    return input;
+  if (!cast<RankedTensorType>(input.getType()).hasStaticShape())
+    return op->emitOpError("with hadamard needs a static shape in the "
+                           "reference lowering");
+  return buildHadamard(rewriter, op->getLoc(), input, *signMask);
 }
 
 namespace {
@@ -55,7 +101,11 @@ struct AmaxOpLowering : OpConversionPattern<AmaxOp> {
   LogicalResult
   matchAndRewrite(AmaxOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    rewriter.replaceOp(op, tensorAmax(rewriter, op.getLoc(), adaptor.getInput()));
+    FailureOr<Value> input =
+        maybeHadamard(rewriter, op, adaptor.getInput(), op.getHadamard());
+    if (failed(input))
+      return failure();
+    rewriter.replaceOp(op, tensorAmax(rewriter, op.getLoc(), *input));
     return success();
   }
 };
@@ -72,7 +122,11 @@ struct QuantizeOpLowering : OpConversionPattern<QuantizeOp> {
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     BlockScaledTensorType type = op.getResult().getType();
-    Value input = adaptor.getInput().front();
+    FailureOr<Value> transformed = maybeHadamard(
+        rewriter, op, adaptor.getInput().front(), op.getHadamard());
+    if (failed(transformed))
+      return failure();
+    Value input = *transformed;
     ScalarBuilder s(rewriter, loc);
     MLIRContext *ctx = rewriter.getContext();
 
@@ -159,44 +213,10 @@ struct HadamardOpLowering : OpConversionPattern<HadamardOp> {
   LogicalResult
   matchAndRewrite(HadamardOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    Location loc = op.getLoc();
-    auto type = cast<RankedTensorType>(op.getType());
-    if (!type.hasStaticShape())
+    if (!cast<RankedTensorType>(op.getType()).hasStaticShape())
       return rewriter.notifyMatchFailure(op, "needs a static shape");
-    MLIRContext *ctx = rewriter.getContext();
-    ScalarBuilder s(rewriter, loc);
-    int64_t chunks = type.getNumElements() / kBlockSize;
-
-    // [chunks, 16] rows times the 16x16 matrix, accumulating over the
-    // innermost (reduction) loop in row order 0..15 from +0.0: the summation
-    // order is part of the spec.
-    Value input = reshape(rewriter, loc, adaptor.getInput(), {chunks, kBlockSize});
-    Value matrix = hadamardMatrix(rewriter, loc, op.getSignMask());
-    Value init = filledTensor(rewriter, loc, {chunks, kBlockSize}, s.f32(0.0f));
-    AffineExpr n, c, r;
-    bindDims(ctx, n, c, r);
-    Value sums = buildGeneric(
-        rewriter, loc, {input, matrix}, init,
-        {AffineMap::get(3, 0, {n, r}, ctx), AffineMap::get(3, 0, {r, c}, ctx),
-         AffineMap::get(3, 0, {n, c}, ctx)},
-        {utils::IteratorType::parallel, utils::IteratorType::parallel,
-         utils::IteratorType::reduction},
-        [](OpBuilder &b, Location l, ValueRange args) -> SmallVector<Value> {
-          ScalarBuilder bs(b, l);
-          Value term = arith::MulFOp::create(b, l, bs.toF32(args[0]), args[1]);
-          return {arith::AddFOp::create(b, l, args[2], term)};
-        })[0];
-
-    AffineMap id2 = AffineMap::getMultiDimIdentityMap(2, ctx);
-    Value rounded = buildGeneric(
-        rewriter, loc, sums,
-        emptyTensor(rewriter, loc, {chunks, kBlockSize}, type.getElementType()),
-        {id2, id2},
-        {utils::IteratorType::parallel, utils::IteratorType::parallel},
-        [&](OpBuilder &b, Location l, ValueRange args) -> SmallVector<Value> {
-          return {ScalarBuilder(b, l).fromF32(args[0], type.getElementType())};
-        })[0];
-    rewriter.replaceOp(op, reshape(rewriter, loc, rounded, type.getShape()));
+    rewriter.replaceOp(op, buildHadamard(rewriter, op.getLoc(),
+                                         adaptor.getInput(), op.getSignMask()));
     return success();
   }
 };

@@ -77,6 +77,13 @@ Value reference::reduceAmax(OpBuilder &b, Location loc, Value input,
   return reduce.getResult(0);
 }
 
+Value reference::tensorAmax(OpBuilder &b, Location loc, Value input) {
+  auto type = cast<RankedTensorType>(input.getType());
+  Value reduced = reduceAmax(
+      b, loc, input, llvm::to_vector(llvm::seq<int64_t>(0, type.getRank())));
+  return tensor::ExtractOp::create(b, loc, reduced, ValueRange{});
+}
+
 SmallVector<Value>
 reference::buildGeneric(OpBuilder &b, Location loc, ValueRange inputs,
                         ValueRange outputs, ArrayRef<AffineMap> maps,

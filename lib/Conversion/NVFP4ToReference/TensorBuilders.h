@@ -38,6 +38,9 @@ Value filledTensor(OpBuilder &b, Location loc, ArrayRef<int64_t> shape,
 Value reduceAmax(OpBuilder &b, Location loc, Value input,
                  ArrayRef<int64_t> dims);
 
+/// The amax of the whole tensor `input` as an f32 scalar (computeAmax).
+Value tensorAmax(OpBuilder &b, Location loc, Value input);
+
 /// A linalg.generic over the iteration space of the first output. `maps`
 /// holds one map per input then one per output; the body receives the
 /// scalars of inputs and outputs and returns one value per output.

@@ -1,9 +1,10 @@
 // RUN: nvfp4-opt %s --convert-nvfp4-to-gpu=chip=sm_90a | FileCheck %s --check-prefixes=CHECK,HOPPER
 // RUN: nvfp4-opt %s --convert-nvfp4-to-gpu=chip=sm_100a | FileCheck %s --check-prefixes=CHECK,BW
 
-// An RHT whose only user is a 1x16 quantization is fused into it: one
-// RHT + amax pass (the post-RHT amax) and one RHT + quantize kernel; the RHT
-// output is never allocated.
+// A 1x16 quantization with a `hadamard` sign mask (what
+// nvfp4-fuse-quantization makes of quantize(hadamard(x))): one RHT + amax
+// pass (the post-RHT amax) and one RHT + quantize kernel; the RHT output is
+// never allocated.
 
 !act = !nvfp4.tensor<64x128xf4E2M1FN, scale = f8E4M3FN, block = 1x16>
 
@@ -19,8 +20,7 @@
 // CHECK-NOT: launch_func
 // CHECK: return
 func.func @wgrad_operand(%dy: tensor<64x128xbf16>, %seed: i64) -> !act {
-  %h = nvfp4.hadamard %dy : tensor<64x128xbf16>
-  %q = nvfp4.quantize %h rounding<stochastic> seed(%seed) : tensor<64x128xbf16> -> !act
+  %q = nvfp4.quantize %dy hadamard(55272) rounding<stochastic> seed(%seed) : tensor<64x128xbf16> -> !act
   return %q : !act
 }
 
@@ -32,8 +32,33 @@ func.func @wgrad_operand(%dy: tensor<64x128xbf16>, %seed: i64) -> !act {
 // CHECK-NOT: launch_func
 // CHECK: return
 func.func @wgrad_operand_amax_given(%x: tensor<64x128xbf16>, %a: f32) -> !act {
+  %q = nvfp4.quantize %x amax(%a) hadamard(55272) : tensor<64x128xbf16> -> !act
+  return %q : !act
+}
+
+// An amax with a sign mask is the post-RHT amax pass alone; its quantization
+// then gets it as a given amax.
+// CHECK-LABEL: func.func @shared_post_rht_amax
+// CHECK: gpu.launch_func @nvfp4_kernels::@nvfp4_rht_amax_8192xbf16_mask255
+// CHECK-NOT: nvfp4_rht_amax
+// CHECK: gpu.launch_func @nvfp4_kernels::@nvfp4_rht_quantize_64x128xbf16_1x16_rn_mask255
+// CHECK-NOT: launch_func
+// CHECK: return
+func.func @shared_post_rht_amax(%x: tensor<64x128xbf16>) -> !act {
+  %a = nvfp4.amax %x hadamard(255) : tensor<64x128xbf16>
+  %q = nvfp4.quantize %x amax(%a) hadamard(255) : tensor<64x128xbf16> -> !act
+  return %q : !act
+}
+
+// Without the fold, an RHT feeding a quantization is a kernel of its own:
+// the lowering does not fuse behind the IR's back.
+// CHECK-LABEL: func.func @unfolded
+// CHECK: gpu.launch_func @nvfp4_kernels::@nvfp4_hadamard_8192xbf16_mask55272
+// CHECK: gpu.launch_func @nvfp4_kernels::@nvfp4_amax_8192xbf16
+// CHECK: gpu.launch_func @nvfp4_kernels::@nvfp4_quantize_64x128xbf16_1x16_rn
+func.func @unfolded(%x: tensor<64x128xbf16>) -> !act {
   %h = nvfp4.hadamard %x : tensor<64x128xbf16>
-  %q = nvfp4.quantize %h amax(%a) : tensor<64x128xbf16> -> !act
+  %q = nvfp4.quantize %h : tensor<64x128xbf16> -> !act
   return %q : !act
 }
 

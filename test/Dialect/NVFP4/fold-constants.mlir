@@ -76,3 +76,24 @@ func.func @hadamard() -> tensor<1x16xbf16> {
   %h = nvfp4.hadamard %x {sign_mask = 0 : i32} : tensor<1x16xbf16>
   return %h : tensor<1x16xbf16>
 }
+
+// -----
+
+// With `hadamard`, the fold applies the library's RHT first: a run holding
+// only x0 = 4 transforms to 4 * 0.25 = 1 in all 16 outputs (row 0 of H16 is
+// all ones, bit 0 of 0xD7E8 is clear), so the post-RHT amax is 1, not 4, and
+// every element quantizes to 6 with the block scale 448 / 6 * 6 / 448 = 1.
+// CHECK-LABEL: func @fused_hadamard
+// CHECK-DAG: %[[ONE:.*]] = arith.constant 1.000000e+00 : f32
+// CHECK-DAG: %[[C:.*]] = arith.constant dense<6.000000e+00> : tensor<1x16xf4E2M1FN>
+// CHECK: %[[Q:.*]] = nvfp4.pack %[[C]], %{{.*}}, %[[ONE]]
+// CHECK: return %[[ONE]], %[[Q]]
+func.func @fused_hadamard()
+    -> (f32, !nvfp4.tensor<1x16xf4E2M1FN, scale = f8E4M3FN, block = 1x16>) {
+  %x = arith.constant dense<[[4.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0,
+                              0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0]]> : tensor<1x16xbf16>
+  %a = nvfp4.amax %x hadamard(55272) : tensor<1x16xbf16>
+  %q = nvfp4.quantize %x hadamard(55272) : tensor<1x16xbf16>
+      -> !nvfp4.tensor<1x16xf4E2M1FN, scale = f8E4M3FN, block = 1x16>
+  return %a, %q : f32, !nvfp4.tensor<1x16xf4E2M1FN, scale = f8E4M3FN, block = 1x16>
+}

@@ -105,6 +105,48 @@ func.func @quantize_c3(%x: tensor<16x32xbf16>, %s: i64) {
 
 // -----
 
+func.func @quantize_c4_element(%x: tensor<16x32xf32>) {
+  // expected-error @+1 {{'nvfp4.quantize' op with hadamard, the input must be BF16 and the blocks 1x16 (one block per RHT chunk), got 'tensor<16x32xf32>' with 1x16 blocks}}
+  %0 = nvfp4.quantize %x hadamard(55272) : tensor<16x32xf32>
+      -> !nvfp4.tensor<16x32xf4E2M1FN, scale = f8E4M3FN, block = 1x16>
+  return
+}
+
+// -----
+
+func.func @quantize_c4_block(%x: tensor<16x32xbf16>) {
+  // expected-error @+1 {{'nvfp4.quantize' op with hadamard, the input must be BF16 and the blocks 1x16 (one block per RHT chunk), got 'tensor<16x32xbf16>' with 16x16 blocks}}
+  %0 = nvfp4.quantize %x hadamard(55272) : tensor<16x32xbf16>
+      -> !nvfp4.tensor<16x32xf4E2M1FN, scale = f8E4M3FN, block = 16x16>
+  return
+}
+
+// -----
+
+func.func @amax_c2_element(%x: tensor<16x32xf16>) {
+  // expected-error @+1 {{'nvfp4.amax' op with hadamard, the input must be BF16 with a static last dimension that is a multiple of 16, got 'tensor<16x32xf16>'}}
+  %0 = nvfp4.amax %x hadamard(55272) : tensor<16x32xf16>
+  return
+}
+
+// -----
+
+func.func @amax_c2_last_dim(%x: tensor<16x24xbf16>) {
+  // expected-error @+1 {{'nvfp4.amax' op with hadamard, the input must be BF16 with a static last dimension that is a multiple of 16, got 'tensor<16x24xbf16>'}}
+  %0 = nvfp4.amax %x hadamard(55272) : tensor<16x24xbf16>
+  return
+}
+
+// -----
+
+func.func @amax_hadamard_mask_range(%x: tensor<16x32xbf16>) {
+  // expected-error @+1 {{'nvfp4.amax' op attribute 'hadamard' failed to satisfy constraint: 16-bit sign mask of the Random Hadamard Transform}}
+  %0 = nvfp4.amax %x hadamard(65536) : tensor<16x32xbf16>
+  return
+}
+
+// -----
+
 func.func @quantize_input_element_type(%x: tensor<16x32xi32>) {
   // expected-error @+1 {{'nvfp4.quantize' op operand #0 must be ranked tensor of bfloat16 type or 16-bit float or 32-bit float values, but got 'tensor<16x32xi32>'}}
   %0 = nvfp4.quantize %x : tensor<16x32xi32>

@@ -68,6 +68,19 @@ func.func @hadamard(%x: tensor<256x128xbf16>, %v: tensor<16xbf16>) {
   return
 }
 
+// The forms nvfp4-fuse-quantization creates: an RHT carried by an amax and
+// a quantization, and a GEMM that also returns its output's amax.
+// CHECK-LABEL: func @fused_forms
+// CHECK: nvfp4.amax %[[X:.*]] hadamard(255) : tensor<128x256xbf16>
+// CHECK: nvfp4.quantize %[[X]] amax(%{{.*}}) hadamard(55272) rounding<stochastic> seed(%{{.*}}) : tensor<128x256xbf16>
+// CHECK: %{{.*}}, %{{.*}} = nvfp4.scaled_matmul %{{.*}}, %{{.*}} role<fprop> : {{.*}} -> tensor<128x64xbf16>, f32
+func.func @fused_forms(%x: tensor<128x256xbf16>, %s: i64, %w: !wt) -> (!act, tensor<128x64xbf16>, f32) {
+  %a = nvfp4.amax %x hadamard(255) : tensor<128x256xbf16>
+  %q = nvfp4.quantize %x amax(%a) hadamard(55272) rounding<stochastic> seed(%s) : tensor<128x256xbf16> -> !act
+  %c, %m = nvfp4.scaled_matmul %q, %w role<fprop> : !act, !wt -> tensor<128x64xbf16>, f32
+  return %q, %c, %m : !act, tensor<128x64xbf16>, f32
+}
+
 // CHECK-LABEL: func @scaled_matmul
 // CHECK: nvfp4.scaled_matmul %{{.*}}, %{{.*}} : !nvfp4.tensor<128x256xf4E2M1FN, scale = f8E4M3FN, block = 1x16>, !nvfp4.tensor<64x256xf4E2M1FN, scale = f8E4M3FN, block = 16x16> -> tensor<128x64xbf16>
 // CHECK: nvfp4.scaled_matmul %{{.*}}, %{{.*}} alpha(%{{.*}}) role<wgrad> : {{.*}} -> tensor<128x64xf32>

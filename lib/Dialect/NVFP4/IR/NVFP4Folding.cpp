@@ -52,6 +52,22 @@ static std::optional<std::vector<float>> getFloatValues(Attribute attr) {
   return values;
 }
 
+/// The float values of a small dense constant after the RHT with
+/// `hadamard`'s sign mask when one is given (the input an nvfp4.amax or
+/// nvfp4.quantize with a `hadamard` attribute works on), or nothing.
+static std::optional<std::vector<float>>
+getTransformedValues(Attribute attr, std::optional<uint32_t> hadamard) {
+  std::optional<std::vector<float>> values = getFloatValues(attr);
+  if (!values || !hadamard)
+    return values;
+  numerics::Expected<std::vector<float>> transformed =
+      numerics::hadamardTransform(values->data(), values->size(),
+                                  static_cast<uint16_t>(*hadamard));
+  if (!transformed.ok())
+    return std::nullopt;
+  return transformed.take();
+}
+
 static int64_t product(ArrayRef<int64_t> shape) {
   int64_t result = 1;
   for (int64_t d : shape)
@@ -64,7 +80,8 @@ static int64_t product(ArrayRef<int64_t> shape) {
 //===----------------------------------------------------------------------===//
 
 OpFoldResult AmaxOp::fold(FoldAdaptor adaptor) {
-  std::optional<std::vector<float>> values = getFloatValues(adaptor.getInput());
+  std::optional<std::vector<float>> values =
+      getTransformedValues(adaptor.getInput(), getHadamard());
   if (!values)
     return {};
   return FloatAttr::get(Float32Type::get(getContext()),
@@ -72,13 +89,9 @@ OpFoldResult AmaxOp::fold(FoldAdaptor adaptor) {
 }
 
 OpFoldResult HadamardOp::fold(FoldAdaptor adaptor) {
-  std::optional<std::vector<float>> values = getFloatValues(adaptor.getInput());
-  if (!values)
-    return {};
-  numerics::Expected<std::vector<float>> transformed =
-      numerics::hadamardTransform(values->data(), values->size(),
-                                  static_cast<uint16_t>(getSignMask()));
-  if (!transformed.ok())
+  std::optional<std::vector<float>> transformed =
+      getTransformedValues(adaptor.getInput(), getSignMask());
+  if (!transformed)
     return {};
   // The library rounds every output to BF16, so the conversion is exact.
   SmallVector<APFloat> result;
@@ -150,7 +163,8 @@ struct FoldConstantQuantize : OpRewritePattern<QuantizeOp> {
     Attribute input;
     if (!matchPattern(op.getInput(), m_Constant(&input)))
       return rewriter.notifyMatchFailure(op, "input is not a constant");
-    std::optional<std::vector<float>> values = getFloatValues(input);
+    std::optional<std::vector<float>> values =
+        getTransformedValues(input, op.getHadamard());
     if (!values)
       return rewriter.notifyMatchFailure(
           op, "input is not a dense float constant of at most 2^20 elements");

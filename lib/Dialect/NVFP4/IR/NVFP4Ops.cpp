@@ -38,6 +38,28 @@ static std::string formatBlockShape(ArrayRef<int64_t> block) {
   return formatShape(block);
 }
 
+/// Whether `type` can be the operand of the 16-point RHT: BF16 with a
+/// static last dimension that is a multiple of 16 (hadamard_c1, c2).
+static bool isHadamardOperand(RankedTensorType type) {
+  return type.getElementType().isBF16() && type.getRank() > 0 &&
+         !type.isDynamicDim(type.getRank() - 1) &&
+         type.getShape().back() % kBlockSize == 0;
+}
+
+//===----------------------------------------------------------------------===//
+// AmaxOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult AmaxOp::verify() {
+  auto inputType = cast<RankedTensorType>(getInput().getType());
+  // amax_c2
+  if (getHadamard() && !isHadamardOperand(inputType))
+    return emitOpError("with hadamard, the input must be BF16 with a static "
+                       "last dimension that is a multiple of 16, got ")
+           << inputType;
+  return success();
+}
+
 //===----------------------------------------------------------------------===//
 // QuantizeOp
 //===----------------------------------------------------------------------===//
@@ -57,6 +79,13 @@ LogicalResult QuantizeOp::verify() {
   // quantize_c3
   if (getRounding() != RoundingMode::Stochastic && getSeed())
     return emitOpError("a seed is only meaningful with rounding<stochastic>");
+  // quantize_c4
+  if (getHadamard() &&
+      (!inputType.getElementType().isBF16() || resultType.getBlockRows() != 1))
+    return emitOpError("with hadamard, the input must be BF16 and the blocks "
+                       "1x16 (one block per RHT chunk), got ")
+           << inputType << " with " << formatBlockShape(resultType.getBlockShape())
+           << " blocks";
   return success();
 }
 

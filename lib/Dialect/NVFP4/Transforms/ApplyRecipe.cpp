@@ -258,7 +258,7 @@ FailureOr<Value> mlir::nvfp4::rewriteGemmWithRecipe(
   productShape.push_back(gemm.shape.n);
   auto matmul = ScaledMatmulOp::create(
       rewriter, loc, RankedTensorType::get(productShape, productElementType),
-      quantized[0], quantized[1], /*alpha=*/Value(),
+      /*result_amax=*/Type(), quantized[0], quantized[1], /*alpha=*/Value(),
       GemmRoleAttr::get(ctx, recipe.role));
   for (StringRef name : {ModelAnnotation::kLayer, ModelAnnotation::kKind,
                          ModelAnnotation::kPrecision})

@@ -2,9 +2,11 @@
 //
 // Part of the nvfp4 project.
 //
-// Three independent clean-ups of the quantizations nvfp4-apply-recipe
-// creates: one amax per tensor, one 16x16 quantization per weight for
-// fprop and dgrad, and no dead quantizations.
+// Independent fusions of the quantizations nvfp4-apply-recipe creates: one
+// amax per tensor, one 16x16 quantization per weight for fprop and dgrad,
+// RHTs folded into the quantizations (and amaxes) that consume them, the
+// amax of a GEMM output computed in that GEMM's epilogue, and no dead
+// quantizations.
 //
 //===----------------------------------------------------------------------===//
 
@@ -49,8 +51,13 @@ struct ShareAmaxPattern : public OpRewritePattern<QuantizeOp> {
                                 PatternRewriter &rewriter) const override {
     if (op.getAmax())
       return rewriter.notifyMatchFailure(op, "already has an amax");
-    // The tensor whose elements the input holds (exact views only).
-    Value root = stripElementMoves(op.getInput(), /*throughRounding=*/false);
+    // The tensor whose elements the input holds (exact views only). An RHT
+    // works along the last dimension, so a view's RHT has other values:
+    // quantizations of an RHT share only with the same input and mask.
+    std::optional<uint32_t> hadamard = op.getHadamard();
+    Value root = hadamard ? op.getInput()
+                          : stripElementMoves(op.getInput(),
+                                              /*throughRounding=*/false);
     auto rootType = dyn_cast<RankedTensorType>(root.getType());
     if (!rootType ||
         !isa<BFloat16Type, Float16Type, Float32Type>(rootType.getElementType()))
@@ -66,10 +73,13 @@ struct ShareAmaxPattern : public OpRewritePattern<QuantizeOp> {
         if (!seen.insert(user).second)
           continue;
         if (auto quantize = dyn_cast<QuantizeOp>(user)) {
-          if (quantize.getInput() == value && !quantize.getAmax())
+          if (quantize.getInput() == value && !quantize.getAmax() &&
+              quantize.getHadamard() == hadamard)
             group.push_back(quantize);
           continue;
         }
+        if (hadamard)
+          continue;
         for (Value result : user->getResults())
           if (getElementMoveSource(result, /*throughRounding=*/false) == value)
             worklist.push_back(result);
@@ -80,7 +90,9 @@ struct ShareAmaxPattern : public OpRewritePattern<QuantizeOp> {
                                              "tensor");
 
     rewriter.setInsertionPointAfterValue(root);
-    Value amax = AmaxOp::create(rewriter, root.getLoc(), root);
+    auto amax = AmaxOp::create(rewriter, root.getLoc(), root);
+    if (hadamard)
+      amax.setHadamard(*hadamard);
     for (QuantizeOp quantize : group)
       rewriter.modifyOpInPlace(quantize,
                                [&] { quantize.getAmaxMutable().assign(amax); });
@@ -189,6 +201,145 @@ void mlir::nvfp4::populateShareWeightQuantizationPatterns(
 }
 
 //===----------------------------------------------------------------------===//
+// fold-hadamard
+//===----------------------------------------------------------------------===//
+
+/// Whether `user` of the RHT `op` can take the RHT as its `hadamard`
+/// attribute: an nvfp4.amax or a 1x16 nvfp4.quantize of the RHT's result
+/// that has no RHT of its own.
+static bool canFoldHadamardInto(HadamardOp op, Operation *user) {
+  if (auto amax = dyn_cast<AmaxOp>(user))
+    return amax.getInput() == op.getResult() && !amax.getHadamard();
+  auto quantize = dyn_cast<QuantizeOp>(user);
+  return quantize && quantize.getInput() == op.getResult() &&
+         !quantize.getHadamard() &&
+         quantize.getResult().getType().getBlockRows() == 1;
+}
+
+namespace {
+/// quantize(hadamard(x)) -> quantize(x) {hadamard}, and the same for the
+/// amax of the RHT, when these are all the RHT's users: the transformed
+/// tensor is then never materialized, and nothing is computed twice.
+struct FoldHadamardPattern : public OpRewritePattern<HadamardOp> {
+  FoldHadamardPattern(MLIRContext *ctx, FusionCounters *counters)
+      : OpRewritePattern(ctx), counters(counters) {}
+
+  LogicalResult matchAndRewrite(HadamardOp op,
+                                PatternRewriter &rewriter) const override {
+    if (op->use_empty())
+      return rewriter.notifyMatchFailure(op, "unused");
+    bool quantized = false;
+    for (Operation *user : op->getUsers()) {
+      if (!canFoldHadamardInto(op, user))
+        return rewriter.notifyMatchFailure(
+            op, "a user is not an amax or a 1x16 quantization of the RHT");
+      quantized |= isa<QuantizeOp>(user);
+    }
+    if (!quantized)
+      return rewriter.notifyMatchFailure(op, "no quantization to fold into");
+
+    IntegerAttr mask = rewriter.getI32IntegerAttr(op.getSignMask());
+    for (Operation *user : llvm::to_vector(op->getUsers()))
+      rewriter.modifyOpInPlace(user, [&] {
+        user->setOperand(0, op.getInput());
+        user->setAttr("hadamard", mask);
+      });
+    rewriter.eraseOp(op);
+    if (counters)
+      ++counters->foldedHadamards;
+    return success();
+  }
+
+  FusionCounters *counters;
+};
+} // namespace
+
+void mlir::nvfp4::populateFoldHadamardPatterns(RewritePatternSet &patterns,
+                                               FusionCounters *counters) {
+  patterns.add<FoldHadamardPattern>(patterns.getContext(), counters);
+}
+
+//===----------------------------------------------------------------------===//
+// fuse-output-amax
+//===----------------------------------------------------------------------===//
+
+/// Whether the block-scaled `value` feeds an nvfp4.scaled_matmul, directly
+/// or through nvfp4.transpose.
+static bool feedsScaledMatmul(Value value) {
+  for (Operation *user : value.getUsers()) {
+    if (isa<ScaledMatmulOp>(user))
+      return true;
+    if (isa<TransposeOp>(user) && feedsScaledMatmul(user->getResult(0)))
+      return true;
+  }
+  return false;
+}
+
+namespace {
+/// A quantization of the output of an nvfp4.scaled_matmul (or of an exact
+/// view of it) for another NVFP4 GEMM takes its amax from the producing
+/// GEMM, which computes it in its epilogue: the matmul gets its second
+/// result, and that result replaces the quantizations' implicit amax and
+/// every nvfp4.amax of the output. Bit for bit the same amax: max is exact
+/// and the epilogue sees exactly the rounded values it stores.
+struct FuseOutputAmaxPattern : public OpRewritePattern<QuantizeOp> {
+  FuseOutputAmaxPattern(MLIRContext *ctx, FusionCounters *counters)
+      : OpRewritePattern(ctx), counters(counters) {}
+
+  LogicalResult matchAndRewrite(QuantizeOp op,
+                                PatternRewriter &rewriter) const override {
+    if (op.getHadamard())
+      return rewriter.notifyMatchFailure(op, "quantizes the RHT of its input");
+    Value root = stripElementMoves(op.getInput(), /*throughRounding=*/false);
+    auto matmul = root.getDefiningOp<ScaledMatmulOp>();
+    if (!matmul || root != matmul.getResult())
+      return rewriter.notifyMatchFailure(
+          op, "does not quantize the output of a scaled_matmul");
+    // The amax to replace: none (implicit) or an nvfp4.amax of the output.
+    AmaxOp amaxOp;
+    if (Value amax = op.getAmax()) {
+      amaxOp = amax.getDefiningOp<AmaxOp>();
+      if (!amaxOp || amaxOp.getHadamard() ||
+          stripElementMoves(amaxOp.getInput(), /*throughRounding=*/false) !=
+              root)
+        return rewriter.notifyMatchFailure(
+            op, "its amax is not the amax of the GEMM output");
+    }
+    if (!feedsScaledMatmul(op.getResult()))
+      return rewriter.notifyMatchFailure(op, "not an operand of an NVFP4 GEMM");
+
+    Value fusedAmax = matmul.getResultAmax();
+    if (!fusedAmax) {
+      rewriter.setInsertionPoint(matmul);
+      auto fused = ScaledMatmulOp::create(
+          rewriter, matmul.getLoc(), matmul.getResult().getType(),
+          rewriter.getF32Type(), matmul.getLhs(), matmul.getRhs(),
+          matmul.getAlpha(), matmul.getRoleAttr());
+      fused->setDiscardableAttrs(matmul->getDiscardableAttrDictionary());
+      rewriter.replaceAllUsesWith(matmul.getResult(), fused.getResult());
+      rewriter.eraseOp(matmul);
+      fusedAmax = fused.getResultAmax();
+    }
+    if (amaxOp)
+      rewriter.replaceOp(amaxOp, fusedAmax);
+    else
+      rewriter.modifyOpInPlace(op,
+                               [&] { op.getAmaxMutable().assign(fusedAmax); });
+    if (counters)
+      ++counters->fusedOutputAmaxes;
+    return success();
+  }
+
+  FusionCounters *counters;
+};
+} // namespace
+
+void mlir::nvfp4::populateFuseOutputAmaxPatterns(RewritePatternSet &patterns,
+                                                 FusionCounters *counters) {
+  patterns.add<FuseOutputAmaxPattern>(patterns.getContext(), counters);
+}
+
+//===----------------------------------------------------------------------===//
 // remove-dead
 //===----------------------------------------------------------------------===//
 
@@ -236,12 +387,16 @@ struct NVFP4FuseQuantizationPass
         return signalPassFailure();
       numSharedAmax += counters.sharedAmax;
       numSharedWeightQuantizations += counters.sharedWeightQuantizations;
+      numFoldedHadamards += counters.foldedHadamards;
+      numFusedOutputAmaxes += counters.fusedOutputAmaxes;
       numDeadOpsRemoved += counters.deadOpsRemoved;
       if (reportCounts)
         function.emitRemark()
             << "nvfp4-fuse-quantization: shared-amax = " << counters.sharedAmax
             << ", shared-weight-quantizations = "
             << counters.sharedWeightQuantizations
+            << ", folded-hadamards = " << counters.foldedHadamards
+            << ", fused-output-amaxes = " << counters.fusedOutputAmaxes
             << ", dead-ops-removed = " << counters.deadOpsRemoved;
     }
   }
@@ -261,7 +416,15 @@ struct NVFP4FuseQuantizationPass
     if (shareWeightQuantization &&
         failed(run(populateShareWeightQuantizationPatterns)))
       return failure();
+    // RHTs before amax sharing: a folded quantization works on the RHT's
+    // input, whose other quantizations must not share its (post-RHT) amax.
+    if (foldHadamard && failed(run(populateFoldHadamardPatterns)))
+      return failure();
     if (shareAmax && failed(run(populateShareAmaxPatterns)))
+      return failure();
+    // After amax sharing, so that one epilogue amax serves every
+    // quantization of the output.
+    if (fuseOutputAmax && failed(run(populateFuseOutputAmaxPatterns)))
       return failure();
     if (removeDead)
       counters.deadOpsRemoved += removeDeadQuantizations(function);

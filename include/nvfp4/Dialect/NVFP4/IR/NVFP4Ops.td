@@ -60,6 +60,11 @@ def NVFP4_AmaxOp : NVFP4_Op<"amax", [Pure]> {
     the FP32 tensor scale; computing it once and passing it to several
     quantizations of the same tensor is how they share one scale.
 
+    With `hadamard(mask)` the amax is that of `nvfp4.hadamard(input)` with
+    this sign mask (the post-RHT amax of NUMERICS.md section 4), computed
+    without materializing the transformed tensor; `nvfp4-fuse-quantization`
+    folds an `nvfp4.hadamard` into its amaxes and quantizations this way.
+
     Folds to a constant when `input` is a constant of at most 2^20
     elements (computed by the numerics library, bit-exact with the
     lowering).
@@ -67,16 +72,26 @@ def NVFP4_AmaxOp : NVFP4_Op<"amax", [Pure]> {
     Constraints:
 
     1. (C1) `input` is a ranked tensor of `bf16`, `f16` or `f32`.
+    2. (C2) with `hadamard`, `input` is BF16 and its last dimension is
+       static and a multiple of 16 (the RHT's operand, as for
+       `nvfp4.hadamard`).
 
     Example:
 
     ```mlir
     %amax = nvfp4.amax %x : tensor<128x256xbf16>
+    %post = nvfp4.amax %x hadamard(55272) : tensor<128x256xbf16>
     ```
   }];
-  let arguments = (ins NVFP4_HighPrecisionTensor:$input);
+  let arguments = (ins
+    NVFP4_HighPrecisionTensor:$input,
+    OptionalAttr<NVFP4_SignMaskAttr>:$hadamard
+  );
   let results = (outs NVFP4_Amax:$result);
-  let assemblyFormat = "$input attr-dict `:` type($input)";
+  let assemblyFormat = [{
+    $input (`hadamard` `(` $hadamard^ `)`)? attr-dict `:` type($input)
+  }];
+  let hasVerifier = 1;
   let hasFolder = 1;
 }
 
@@ -103,6 +118,13 @@ def NVFP4_QuantizeOp : NVFP4_Op<"quantize", [Pure, AttrSizedOperandSegments]> {
     keyed by `seed` and each element's linear index: the same seed gives the
     same bytes on every target and tiling.
 
+    With `hadamard(mask)` the op quantizes `nvfp4.hadamard(input)` with this
+    sign mask instead of `input` -- every run of 16 elements along the last
+    dimension is transformed (and rounded to BF16) first, so each 1x16 block
+    is one RHT chunk -- and the default `amax` is the post-RHT amax. This is
+    the form `nvfp4-fuse-quantization` gives `quantize(hadamard(x))`: the
+    transformed tensor never has to exist in memory.
+
     With a constant `input` (at most 2^20 elements) and constant `amax` and
     `seed` where present, canonicalization computes the result at compile
     time with the numerics library and replaces the op by an `nvfp4.pack`
@@ -113,6 +135,8 @@ def NVFP4_QuantizeOp : NVFP4_Op<"quantize", [Pure, AttrSizedOperandSegments]> {
     1. (C1) `input` and the result have the same shape.
     2. (C2) stochastic rounding needs a `seed`.
     3. (C3) a `seed` is only accepted with stochastic rounding.
+    4. (C4) with `hadamard`, `input` is BF16 and the blocks are 1x16 (the
+       RHT's 16-element runs).
 
     Example:
 
@@ -122,6 +146,9 @@ def NVFP4_QuantizeOp : NVFP4_Op<"quantize", [Pure, AttrSizedOperandSegments]> {
     %g = nvfp4.quantize %dy amax(%a) rounding<stochastic> seed(%s)
         : tensor<128x256xbf16>
         -> !nvfp4.tensor<128x256xf4E2M1FN, scale = f8E4M3FN, block = 1x16>
+    %h = nvfp4.quantize %xt hadamard(55272) rounding<stochastic> seed(%s)
+        : tensor<256x128xbf16>
+        -> !nvfp4.tensor<256x128xf4E2M1FN, scale = f8E4M3FN, block = 1x16>
     ```
   }];
   let arguments = (ins
@@ -129,11 +156,24 @@ def NVFP4_QuantizeOp : NVFP4_Op<"quantize", [Pure, AttrSizedOperandSegments]> {
     Optional<NVFP4_Amax>:$amax,
     Optional<NVFP4_Seed>:$seed,
     DefaultValuedAttr<NVFP4_RoundingModeAttr,
-                      "::mlir::nvfp4::RoundingMode::NearestEven">:$rounding
+                      "::mlir::nvfp4::RoundingMode::NearestEven">:$rounding,
+    OptionalAttr<NVFP4_SignMaskAttr>:$hadamard
   );
   let results = (outs NVFP4_BlockScaledTensor:$result);
+  // The builder embedders used before `hadamard` existed: no RHT.
+  let builders = [
+    OpBuilder<(ins "::mlir::Type":$result, "::mlir::Value":$input,
+                   "::mlir::Value":$amax, "::mlir::Value":$seed,
+                   CArg<"::mlir::nvfp4::RoundingMode",
+                        "::mlir::nvfp4::RoundingMode::NearestEven">:$rounding),
+    [{
+      build($_builder, $_state, result, input, amax, seed, rounding,
+            /*hadamard=*/nullptr);
+    }]>
+  ];
   let assemblyFormat = [{
-    $input (`amax` `(` $amax^ `)`)? (`rounding` `` $rounding^)? (`seed` `(` $seed^ `)`)?
+    $input (`amax` `(` $amax^ `)`)? (`hadamard` `(` $hadamard^ `)`)?
+    (`rounding` `` $rounding^)? (`seed` `(` $seed^ `)`)?
     attr-dict `:` type($input) `->` qualified(type($result))
   }];
   let hasVerifier = 1;
@@ -230,6 +270,12 @@ def NVFP4_ScaledMatmulOp : NVFP4_Op<"scaled_matmul", [Pure]> {
     `role` records which GEMM of a training step this is (fprop, dgrad,
     wgrad); it does not change the arithmetic.
 
+    With a second (`f32`) result, the op also returns the amax of its
+    result -- `nvfp4.amax` of the rounded values -- computed in the GEMM's
+    epilogue while the values are in registers. `nvfp4-fuse-quantization`
+    uses it when the output is quantized for another NVFP4 GEMM: the
+    quantization then needs no amax pass over the output.
+
     Constraints:
 
     1. (C1) `lhs` and `rhs` have the same rank and the same batch dimensions.
@@ -243,6 +289,10 @@ def NVFP4_ScaledMatmulOp : NVFP4_Op<"scaled_matmul", [Pure]> {
         : !nvfp4.tensor<128x256xf4E2M1FN, scale = f8E4M3FN, block = 1x16>,
           !nvfp4.tensor<64x256xf4E2M1FN, scale = f8E4M3FN, block = 16x16>
         -> tensor<128x64xbf16>
+    %d, %amax = nvfp4.scaled_matmul %a, %b
+        : !nvfp4.tensor<128x256xf4E2M1FN, scale = f8E4M3FN, block = 1x16>,
+          !nvfp4.tensor<64x256xf4E2M1FN, scale = f8E4M3FN, block = 16x16>
+        -> tensor<128x64xbf16>, f32
     ```
   }];
   let arguments = (ins
@@ -251,10 +301,14 @@ def NVFP4_ScaledMatmulOp : NVFP4_Op<"scaled_matmul", [Pure]> {
     Optional<F32>:$alpha,
     OptionalAttr<NVFP4_GemmRoleAttr>:$role
   );
-  let results = (outs NVFP4_HighPrecisionTensor:$result);
+  let results = (outs
+    NVFP4_HighPrecisionTensor:$result,
+    Optional<NVFP4_Amax>:$result_amax
+  );
   let assemblyFormat = [{
     $lhs `,` $rhs (`alpha` `(` $alpha^ `)`)? (`role` `` $role^)? attr-dict
     `:` qualified(type($lhs)) `,` qualified(type($rhs)) `->` type($result)
+    (`,` type($result_amax)^)?
   }];
   let hasVerifier = 1;
 }

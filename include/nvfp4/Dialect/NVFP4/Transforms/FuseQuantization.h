@@ -25,6 +25,11 @@ struct FusionCounters {
   uint64_t sharedAmax = 0;
   /// 16x16 quantizations replaced by the transpose of another.
   uint64_t sharedWeightQuantizations = 0;
+  /// nvfp4.hadamard ops folded into the quantizations (and amaxes) that
+  /// consume them.
+  uint64_t foldedHadamards = 0;
+  /// Quantizations whose amax now comes from the producing GEMM's epilogue.
+  uint64_t fusedOutputAmaxes = 0;
   /// Dead nvfp4 ops erased.
   uint64_t deadOpsRemoved = 0;
 };
@@ -42,6 +47,21 @@ void populateShareAmaxPatterns(RewritePatternSet &patterns,
 /// one's `unpack`: bit for bit the same value, one quantization fewer.
 void populateShareWeightQuantizationPatterns(
     RewritePatternSet &patterns, FusionCounters *counters = nullptr);
+
+/// An nvfp4.hadamard whose users are all 1x16 quantizations and amaxes of
+/// it is folded into them as their `hadamard` attribute (quantize(x) of the
+/// RHT of x): the transformed tensor is never materialized. An RHT with any
+/// other user stays, so that nothing computes it twice.
+void populateFoldHadamardPatterns(RewritePatternSet &patterns,
+                                  FusionCounters *counters = nullptr);
+
+/// A quantization of an nvfp4.scaled_matmul's output (or of an exact view
+/// of it) that feeds another nvfp4.scaled_matmul takes its amax from the
+/// producing GEMM's second result, computed in its epilogue; the
+/// quantization's implicit amax, or the nvfp4.amax of the output it used,
+/// is replaced. The same bits: max is exact and order-free.
+void populateFuseOutputAmaxPatterns(RewritePatternSet &patterns,
+                                    FusionCounters *counters = nullptr);
 
 /// Erases nvfp4 ops (quantize, amax, hadamard, dequantize, pack, unpack,
 /// swizzle_scales) whose results are unused, and the side-effect-free

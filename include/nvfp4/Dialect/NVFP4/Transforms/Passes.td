@@ -198,10 +198,11 @@ def NVFP4ApplyRecipe : Pass<"nvfp4-apply-recipe", "ModuleOp"> {
 //===----------------------------------------------------------------------===//
 
 def NVFP4FuseQuantization : Pass<"nvfp4-fuse-quantization", "ModuleOp"> {
-  let summary = "Share amaxes and weight quantizations between GEMMs and drop "
+  let summary = "Share amaxes and weight quantizations, fold RHTs into "
+                "quantizations, take output amaxes from GEMM epilogues, drop "
                 "dead quantizations";
   let description = [{
-    Runs three independent fusions after `nvfp4-apply-recipe`; none of
+    Runs five independent fusions after `nvfp4-apply-recipe`; none of
     them changes a single result bit:
 
     1. *share-amax* (pattern set): quantizations of one tensor (the same
@@ -216,23 +217,30 @@ def NVFP4FuseQuantization : Pass<"nvfp4-fuse-quantization", "ModuleOp"> {
        for bit the transpose and one weight quantization remains. Both the
        reference and the GPU lowering lower `nvfp4.transpose`, so
        `nvfp4-compile` runs this fusion too.
-    3. *remove-dead*: quantizations, amaxes, RHTs, dequantizations, packs,
-       unpacks, scale swizzles and transposes whose results are unused are erased, with
-       the producers that become dead with them. (This one is a walk, not a
-       pattern set: a greedy rewrite erases dead ops before any pattern sees
-       them, so it runs first.)
+    3. *fold-hadamard* (pattern set): an `nvfp4.hadamard` whose users are
+       all 1x16 quantizations and amaxes of it becomes their `hadamard`
+       attribute -- `quantize(hadamard(x))` is `quantize(x) {hadamard}` --
+       so the code generators never write the transformed tensor (one
+       RHT + amax pass and one RHT + quantize kernel on the GPU). An RHT
+       with another user stays whole.
+    4. *fuse-output-amax* (pattern set): a quantization of the output of
+       an `nvfp4.scaled_matmul` (or of an exact view of it) that feeds
+       another `nvfp4.scaled_matmul` takes its amax from the producing
+       GEMM's second result, which the GEMM's epilogue computes from the
+       values it stores; the quantization then needs no pass over the
+       output for its amax. The whole quantization cannot move into the
+       epilogue: its tensor scale depends on the amax of the entire
+       output, known only when every tile is done.
+    5. *remove-dead*: quantizations, amaxes, RHTs, dequantizations, packs,
+       unpacks, scale swizzles and transposes whose results are unused are
+       erased, with the producers that become dead with them. (This one is
+       a walk, not a pattern set: a greedy rewrite erases dead ops before
+       any pattern sees them, so it runs first.)
 
     Each function is processed on its own. The statistics count what each
     fusion did; Debian's LLVM is built without LLVM_ENABLE_STATS, which
     makes `-mlir-pass-statistics` print nothing, so `report-counts` also
     emits them as a remark on every function.
-
-    Not done here: folding the RHT into the following quantize is not
-    expressible with the current ops (`nvfp4.quantize` has no transform
-    attribute), so the `hadamard -> quantize` pair stays for the code
-    generators to fuse into one kernel; and fusing a GEMM's output
-    quantization into its epilogue needs a scaled_matmul that returns a
-    block-scaled value.
 
     Example (share-weight-quantization):
 
@@ -264,6 +272,10 @@ def NVFP4FuseQuantization : Pass<"nvfp4-fuse-quantization", "ModuleOp"> {
     Option<"shareWeightQuantization", "share-weight-quantization", "bool",
            /*default=*/"true",
            "Run the share-weight-quantization patterns">,
+    Option<"foldHadamard", "fold-hadamard", "bool", /*default=*/"true",
+           "Run the fold-hadamard patterns">,
+    Option<"fuseOutputAmax", "fuse-output-amax", "bool", /*default=*/"true",
+           "Run the fuse-output-amax patterns">,
     Option<"removeDead", "remove-dead", "bool", /*default=*/"true",
            "Erase dead quantizations">,
     Option<"reportCounts", "report-counts", "bool", /*default=*/"false",
@@ -274,6 +286,10 @@ def NVFP4FuseQuantization : Pass<"nvfp4-fuse-quantization", "ModuleOp"> {
               "Quantizations given a shared nvfp4.amax">,
     Statistic<"numSharedWeightQuantizations", "shared-weight-quantizations",
               "16x16 quantizations replaced by the transpose of another">,
+    Statistic<"numFoldedHadamards", "folded-hadamards",
+              "RHTs folded into the quantizations that consume them">,
+    Statistic<"numFusedOutputAmaxes", "fused-output-amaxes",
+              "Quantizations whose amax comes from the producer's epilogue">,
     Statistic<"numDeadOpsRemoved", "dead-ops-removed",
               "Dead quantize/amax/hadamard/pack/unpack ops erased">,
   ];
