@@ -214,6 +214,60 @@ def matmul_case(out, args, name, m, n, k, block_b=(16, 16), alpha=1.0,
                args)
 
 
+def chain_case(out, args, name, m, r, k, n, tensor_cores):
+    """x W^T then (x W^T) V^T, both NVFP4 (a low-rank adapter): the
+    compiler's fuse-output-amax makes the first GEMM return the amax of its
+    output from the epilogue, and the quantization of that output uses it
+    (no amax pass). On the SIMT path (K % 256 != 0) every byte is the
+    library's: C, its quantization (codes, scales, amax) and the second
+    product. On the tensor-core path C is within the GEMM tolerance and the
+    epilogue's amax must equal max |C| of the GPU's own C, bit for bit."""
+    x = make_input((m, k), 31)
+    w = make_input((r, k), 32)
+    v = make_input((n, r), 33)
+    qx = nvfp4.quantize(x)
+    qw = nvfp4.quantize(w, block=(16, 16))
+    qv = nvfp4.quantize(v, block=(16, 16))
+    c = bf16_bits(np.asarray(nvfp4.scaled_matmul(qx, qw), np.float32))
+    qc = nvfp4.quantize((c.astype(np.uint32) << 16).view(np.float32))
+    d = np.asarray(nvfp4.scaled_matmul(qc, qv), np.float32)
+    tx = tensor_type((m, k), (1, 16), False)
+    tw = tensor_type((r, k), (16, 16), False)
+    tv = tensor_type((n, r), (16, 16), False)
+    tc = tensor_type((m, r), (1, 16), False)
+    mlir = (f"func.func @main(%x: tensor<{m}x{k}xbf16>, %w: tensor<{r}x{k}xbf16>, "
+            f"%v: tensor<{n}x{r}xbf16>) -> (tensor<{m}x{r}xbf16>, {tc}, "
+            f"tensor<{m}x{n}xf32>) {{\n"
+            f"  %qx = nvfp4.quantize %x : tensor<{m}x{k}xbf16> -> {tx}\n"
+            f"  %qw = nvfp4.quantize %w : tensor<{r}x{k}xbf16> -> {tw}\n"
+            f"  %c = nvfp4.scaled_matmul %qx, %qw : {tx}, {tw} -> tensor<{m}x{r}xbf16>\n"
+            f"  %qc = nvfp4.quantize %c : tensor<{m}x{r}xbf16> -> {tc}\n"
+            f"  %qv = nvfp4.quantize %v : tensor<{n}x{r}xbf16> -> {tv}\n"
+            f"  %d = nvfp4.scaled_matmul %qc, %qv : {tc}, {tv} -> tensor<{m}x{n}xf32>\n"
+            f"  return %c, %qc, %d : tensor<{m}x{r}xbf16>, {tc}, tensor<{m}x{n}xf32>\n}}\n")
+    meta = {"kind": "matmul_chain", "args": ["x", "w", "v"], "scalars": {},
+            "results": ["c", "codes", "scales", "amax", "d"],
+            "result_types": {"c": "bf16", "d": "f32"}}
+    if tensor_cores:
+        # Only C (tolerance) and the epilogue amax (exact, from the GPU's C)
+        # are checked: the rest depends on the GPU's own C.
+        meta["tolerances"] = {"c": MATMUL_TOLERANCE}
+        meta["amax_of"] = {"amax": "c"}
+        meta["unchecked"] = ["codes", "scales", "d"]
+    write_case(out, name, mlir, {"x": x, "w": w, "v": v},
+               {"c": c.reshape(-1), "codes": qc.packed.reshape(-1),
+                "scales": np.asarray(qc.scales, np.uint8).reshape(-1),
+                "amax": np.array([qc.amax], np.float32).view(np.uint32),
+                "d": d.reshape(-1).view(np.uint32)}, meta, args)
+    # The fusion must have happened: an epilogue-amax GEMM kernel and no
+    # amax pass over C.
+    with open(os.path.join(out, name, "report.json")) as f:
+        kernels = [kk["name"] for kk in json.load(f)["kernels"]]
+    if not any("_amax_" in kk for kk in kernels) or \
+            any(kk == f"nvfp4_amax_{m * r}xbf16" for kk in kernels):
+        raise SystemExit(f"{name}: GEMM output amax not fused: {kernels}")
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--build", default="build")
@@ -279,6 +333,12 @@ def main():
     matmul_case(out, args, "matmul_1024x1024x4096", 1024, 1024, 4096)
     # SIMT fallback (K not a multiple of 256): bit-exact.
     matmul_case(out, args, "matmul_simt_96x64x272", 96, 64, 272)
+    # A GEMM whose output feeds another NVFP4 GEMM: the output amax comes
+    # from the first GEMM's epilogue (fuse-output-amax).
+    chain_case(out, args, "chain_output_amax_simt_96x48x272x80", 96, 48, 272,
+               80, tensor_cores=False)
+    chain_case(out, args, "chain_output_amax_tc_200x256x1024x384", 200, 256,
+               1024, 384, tensor_cores=True)
     print("cases written to", out)
 
 

@@ -9,9 +9,12 @@ other buffers are filled with a poison pattern (0xAB bytes) unless the
 manifest says they start at zero, so an element a kernel forgets to write
 is a mismatch. Results are
 compared with the numerics library's bytes (data.npz) exactly, except where
-meta.json gives a "tolerance": tensor-core GEMMs sum in another order than
-docs/Numerics.md, so their results must lie within that max-norm relative
-error of the reference (and be finite wherever the reference is).
+meta.json gives a "tolerance" (all results) or "tolerances" (per result):
+tensor-core GEMMs sum in another order than docs/Numerics.md, so their
+results must lie within that max-norm relative error of the reference (and
+be finite wherever the reference is). "amax_of": {"r": "c"} checks that
+result r holds, bit for bit, the FP32 max |x| of the GPU's own result c;
+results listed in "unchecked" depend on such a result and are not compared.
 
   python3 run_cases.py CASES_DIR
 """
@@ -36,9 +39,11 @@ def scalar(type_name, value):
     return {"i64": np.int64, "i32": np.int32, "f32": np.float32}[type_name](value)
 
 
-def as_f32(raw_bytes, meta):
+def as_f32(raw_bytes, meta, name=None):
     """Result bytes -> float32 values (BF16 results are widened)."""
-    if meta.get("result_type", "f32") == "bf16":
+    result_type = meta.get("result_types", {}).get(
+        name, meta.get("result_type", "f32"))
+    if result_type == "bf16":
         return (raw_bytes.view(np.uint16).astype(np.uint32) << 16).view(np.float32)
     return raw_bytes.view(np.float32)
 
@@ -93,18 +98,33 @@ def run_case(path):
     cp.cuda.runtime.deviceSynchronize()
 
     failures = []
+    results = {}
     for b in report["buffers"]:
-        if "result" not in b:
+        if "result" in b:
+            results[meta["results"][b["result"]]] = cp.asnumpy(
+                buffers[report["buffers"].index(b)]).view(np.uint8)
+    for name, got in results.items():
+        if name in meta.get("unchecked", []):
+            print(f"    {name}: not compared (depends on the GPU's own result)")
             continue
-        name = meta["results"][b["result"]]
-        got = cp.asnumpy(buffers[report["buffers"].index(b)]).view(np.uint8)
+        if name in meta.get("amax_of", {}):
+            source = meta["amax_of"][name]
+            values = as_f32(results[source], meta, source)
+            want_amax = np.float32(np.nanmax(np.abs(values))) if values.size else np.float32(0)
+            if got.view(np.uint32)[0] != want_amax.view(np.uint32):
+                failures.append(f"{name}: {got.view(np.float32)[0]!r} is not "
+                                f"max |{source}| = {want_amax!r}")
+            else:
+                print(f"    {name}: {want_amax!r} = max |{source}| of the GPU's "
+                      f"{source}, bit for bit")
+            continue
         want = np.ascontiguousarray(data["want_" + name]).view(np.uint8)
         if got.shape != want.shape:
             failures.append(f"{name}: {got.size} bytes, expected {want.size}")
             continue
-        tolerance = meta.get("tolerance")
+        tolerance = meta.get("tolerances", {}).get(name, meta.get("tolerance"))
         if tolerance is not None:
-            g, w = as_f32(got, meta), as_f32(want, meta)
+            g, w = as_f32(got, meta, name), as_f32(want, meta, name)
             scale = np.max(np.abs(w[np.isfinite(w)])) if np.isfinite(w).any() else 1.0
             err = np.max(np.abs(g - w)) / scale if g.size else 0.0
             if not np.all(np.isfinite(g) == np.isfinite(w)) or not err <= tolerance:

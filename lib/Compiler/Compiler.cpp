@@ -114,6 +114,18 @@ static int64_t argumentIndex(Value value, func::FuncOp func) {
   return arg.getArgNumber();
 }
 
+/// The bits a memset with `constant` writes into each element, when the
+/// manifest can describe them: an f32 or a 32-bit integer.
+static std::optional<uint32_t> fillBitsOf(Attribute constant) {
+  if (auto f = dyn_cast<FloatAttr>(constant); f && f.getType().isF32())
+    return static_cast<uint32_t>(
+        f.getValue().bitcastToAPInt().getZExtValue());
+  if (auto i = dyn_cast<IntegerAttr>(constant);
+      i && i.getType().isInteger(32))
+    return static_cast<uint32_t>(i.getValue().getZExtValue());
+  return std::nullopt;
+}
+
 /// The manifest entry of a tensor map the host function creates (the GPU
 /// lowering casts a ranked view of a buffer to the unranked operand).
 static void describeTensorMap(nvgpu::TmaCreateDescriptorOp op,
@@ -145,14 +157,14 @@ static void describeTensorMap(nvgpu::TmaCreateDescriptorOp op,
 
 /// Launch geometry, parameters and buffers of the host function's
 /// launches (the first function that launches kernels).
-static void collectLaunches(ModuleOp module, CompileResult &result) {
+static LogicalResult collectLaunches(ModuleOp module, CompileResult &result) {
   func::FuncOp host;
   module.walk([&](gpu::LaunchFuncOp launch) {
     if (!host)
       host = launch->getParentOfType<func::FuncOp>();
   });
   if (!host)
-    return;
+    return success();
   result.function = host.getSymName().str();
   llvm::DenseMap<Value, int64_t> bufferIds;
   auto bufferFor = [&](Value operand) -> int64_t {
@@ -170,20 +182,39 @@ static void collectLaunches(ModuleOp module, CompileResult &result) {
     return it->second;
   };
 
-  host.walk([&](Operation *op) {
+  WalkResult walked = host.walk([&](Operation *op) {
     if (auto memset = dyn_cast<gpu::MemsetOp>(op)) {
       int64_t id = bufferFor(memset.getDst());
       BufferInfo &info = result.buffers[id];
-      if (matchPattern(memset.getValue(), m_Zero()) ||
-          matchPattern(memset.getValue(), m_AnyZeroFloat()))
+      // A memset overwrites the whole buffer: only the last one counts.
+      info.zeroInitialized = false;
+      info.fillFromArgument = -1;
+      info.fillBits.reset();
+      // rootOf looks through bit casts, which keep the bits a fill writes.
+      Value value = rootOf(memset.getValue());
+      Attribute constant;
+      // -0.0 is not zero bits: it falls through to the constant case.
+      if (matchPattern(value, m_Zero()) ||
+          matchPattern(value, m_PosZeroFloat()))
         info.zeroInitialized = true;
+      else if (matchPattern(value, m_Constant(&constant)))
+        info.fillBits = fillBitsOf(constant);
       else
-        info.fillFromArgument = argumentIndex(rootOf(memset.getValue()), host);
-      return;
+        info.fillFromArgument = argumentIndex(value, host);
+      // Anything else would leave a runner's buffer uninitialized.
+      if (!info.zeroInitialized && !info.fillBits &&
+          info.fillFromArgument < 0) {
+        memset.emitError("the kernel manifest cannot describe this buffer "
+                         "fill (only zeros, a 32-bit constant or a scalar "
+                         "argument of ")
+            << result.function << ")";
+        return WalkResult::interrupt();
+      }
+      return WalkResult::advance();
     }
     auto launch = dyn_cast<gpu::LaunchFuncOp>(op);
     if (!launch)
-      return;
+      return WalkResult::advance();
     KernelInfo info;
     info.name = launch.getKernelName().str();
     info.sourceOp = sourceOpOf(info.name);
@@ -223,7 +254,10 @@ static void collectLaunches(ModuleOp module, CompileResult &result) {
       info.params.push_back(std::move(param));
     }
     result.kernels.push_back(std::move(info));
+    return WalkResult::advance();
   });
+  if (walked.wasInterrupted())
+    return failure();
 
   // Which buffers the host function returns (flattened results in order).
   host.walk([&](func::ReturnOp ret) {
@@ -233,6 +267,7 @@ static void collectLaunches(ModuleOp module, CompileResult &result) {
         result.buffers[it->second].result = index;
     }
   });
+  return success();
 }
 
 /// Runs LLVM's NVPTX backend on the kernel module for `chip`.
@@ -455,7 +490,8 @@ mlir::nvfp4::compileModule(ModuleOp module, const CompileOptions &options) {
 
   result.chip = std::string(chip->name);
   result.ptxVersion = chip->ptxVersion;
-  collectLaunches(module, result);
+  if (failed(collectLaunches(module, result)))
+    return failure();
   if (options.emit == EmitKind::MLIR) {
     llvm::raw_string_ostream os(result.output);
     module.print(os);
@@ -552,6 +588,8 @@ static llvm::json::Value bufferToJSON(const BufferInfo &b) {
     buffer["result"] = b.result;
   if (b.fillFromArgument >= 0)
     buffer["fill_from_argument"] = b.fillFromArgument;
+  if (b.fillBits)
+    buffer["fill_bits"] = static_cast<int64_t>(*b.fillBits);
   return buffer;
 }
 

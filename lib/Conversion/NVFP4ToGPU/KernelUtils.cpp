@@ -38,6 +38,17 @@ Value kernels::loadAmax(OpBuilder &b, Location loc, Value amaxBits) {
   return arith::BitcastOp::create(b, loc, b.getF32Type(), bits);
 }
 
+Value kernels::deviceAmaxBuffer(Value amax) {
+  auto bitcast = amax.getDefiningOp<arith::BitcastOp>();
+  if (!bitcast)
+    return nullptr;
+  auto load = bitcast.getIn().getDefiningOp<memref::LoadOp>();
+  if (!load || load.getMemRefType() !=
+                   MemRefType::get({1}, IntegerType::get(amax.getContext(), 32)))
+    return nullptr;
+  return load.getMemRef();
+}
+
 int64_t kernels::product(ArrayRef<int64_t> shape) {
   int64_t result = 1;
   for (int64_t d : shape)

@@ -56,6 +56,10 @@ Value scaleOffset(IndexMath &m, BlockScaledTensorType type, Value row,
 /// Loads the amax buffer (FP32 bits in an i32) as an f32.
 Value loadAmax(OpBuilder &b, Location loc, Value amaxBits);
 
+/// The device amax buffer `amax` was loaded from by loadAmax, or null: lets
+/// a consumer take a kernel-computed amax without a host round trip.
+Value deviceAmaxBuffer(Value amax);
+
 /// Max of the f32 `max` over the lanes of a warp (xor butterfly), then one
 /// integer atomic max of the FP32 bits into `amaxBits[0]` (memref<1xi32>)
 /// by lane 0: non-negative floats order like their bits, and NaN never

@@ -867,6 +867,10 @@ quantizeToBuffers(ConversionPatternRewriter &rewriter, Location loc,
   if (!givenAmax) {
     amax = rhtMask ? launchHadamardAmax(rewriter, loc, module, input, *rhtMask)
                    : launchAmax(rewriter, loc, module, input);
+  } else if (Value buffer = deviceAmaxBuffer(givenAmax)) {
+    // An amax a kernel computed (nvfp4.amax, a GEMM's output amax) stays in
+    // its device buffer: no round trip through the host.
+    amax = buffer;
   } else {
     // A given amax is written into the device buffer the kernel reads.
     amax = allocDevice(rewriter, loc,
