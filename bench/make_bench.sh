@@ -4,7 +4,11 @@
 # quantize of an 8192x8192 operand along its last dimension, i.e. already in
 # the column-wise layout; the compiler fuses the RHT into the quantize
 # kernel); both also with the amax given (TE passes the amax of the previous
-# step: no amax pass); the 8192^3 block-scaled GEMM. Then run
+# step: no amax pass); the 8192^3 block-scaled GEMM, alone, with its output
+# amax (the epilogue reduction), and followed by the 1x16 quantization of its
+# output -- fused (nvfp4-fuse-quantization's fuse-output-amax: the GEMM's
+# epilogue amax, no amax pass) and unfused (--no-recipe: GEMM, amax pass,
+# quantize). Then run
 #   python3 bench/run_bench.py bench/build      (on the GPU machine)
 # Environment: BUILD_DIR (default build/, built by setup.sh), BENCH_OUT
 # (default bench/build), BENCH_PROGRAMS (default: all of them).
@@ -12,7 +16,7 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 OUT=${BENCH_OUT:-$ROOT/bench/build}
 BUILD=${BUILD_DIR:-$ROOT/build}
-PROGRAMS=${BENCH_PROGRAMS:-quantize quantize_amax_given wgrad_operand wgrad_operand_amax_given gemm}
+PROGRAMS=${BENCH_PROGRAMS:-quantize quantize_amax_given wgrad_operand wgrad_operand_amax_given gemm gemm_output_amax gemm_quantize gemm_quantize_unfused}
 mkdir -p "$OUT"
 [[ -n ${BUILD_DIR:-} ]] || bash "$ROOT/scripts/setup.sh"
 N=8192
@@ -50,8 +54,25 @@ func.func @gemm(%a: $ACT, %b: $W) -> tensor<${N}x${N}xbf16> {
   return %c : tensor<${N}x${N}xbf16>
 }
 MLIR
+cat > "$OUT/gemm_output_amax.mlir" <<MLIR
+func.func @gemm_output_amax(%a: $ACT, %b: $W) -> (tensor<${N}x${N}xbf16>, f32) {
+  %c, %m = nvfp4.scaled_matmul %a, %b : $ACT, $W -> tensor<${N}x${N}xbf16>, f32
+  return %c, %m : tensor<${N}x${N}xbf16>, f32
+}
+MLIR
+cat > "$OUT/gemm_quantize.mlir" <<MLIR
+func.func @gemm_quantize(%a: $ACT, %b: $W, %v: $W) -> tensor<${N}x${N}xbf16> {
+  %c = nvfp4.scaled_matmul %a, %b : $ACT, $W -> tensor<${N}x${N}xbf16>
+  %q = nvfp4.quantize %c : tensor<${N}x${N}xbf16> -> $ACT
+  %d = nvfp4.scaled_matmul %q, %v : $ACT, $W -> tensor<${N}x${N}xbf16>
+  return %d : tensor<${N}x${N}xbf16>
+}
+MLIR
+cp "$OUT/gemm_quantize.mlir" "$OUT/gemm_quantize_unfused.mlir"
 for name in $PROGRAMS; do
+  flags=()
+  [[ $name == *_unfused ]] && flags=(--no-recipe)
   "$BUILD/bin/nvfp4-compile" "$OUT/$name.mlir" --chip=sm_90a --emit=cubin \
-    -o "$OUT/$name.cubin" --report="$OUT/$name.json" > /dev/null
+    "${flags[@]}" -o "$OUT/$name.cubin" --report="$OUT/$name.json" > /dev/null
 done
 echo "benchmark kernels in ${OUT#$ROOT/}"

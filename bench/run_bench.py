@@ -72,6 +72,9 @@ def program(path, name, args):
             if "fill_from_argument" in b:  # e.g. a given amax (f32 bits)
                 value = np.float32(args[b["fill_from_argument"]]).view(np.uint32)
                 filled.append((buffers[-1], value))
+            if "fill_bits" in b:  # a constant, e.g. a static amax (32-bit)
+                filled.append((buffers[-1].view(np.uint32),
+                               np.uint32(b["fill_bits"])))
     launches = []
     for k in report["kernels"]:
         params = []
@@ -206,6 +209,22 @@ def main():
     g_ms = time_ms(g, repeat=10)
     print(f"nvfp4 scaled_matmul {N}^3 ({g.kernels[-1]}): {g_ms:.3f} ms, "
           f"{flops / g_ms / 1e9:.1f} TFLOP/s = {cublas_ms / g_ms:.3f} x cuBLAS bf16")
+    # The epilogue amax (fuse-output-amax): its cost in the GEMM, and what it
+    # saves when the output is quantized for the next GEMM.
+    go = program(path, "gemm_output_amax",
+                 [codes_a, scales_a, amax, codes_b, scales_b, amax.copy()])
+    go_ms = time_ms(go, repeat=10)
+    print(f"nvfp4 scaled_matmul {N}^3 + output amax ({go.kernels[-1]}): "
+          f"{go_ms:.3f} ms = {g_ms / go_ms:.3f} x the GEMM alone")
+    chain_args = [codes_a, scales_a, amax, codes_b, scales_b, amax.copy(),
+                  codes_b, scales_b, amax.copy()]
+    fused = program(path, "gemm_quantize", chain_args)
+    unfused = program(path, "gemm_quantize_unfused", chain_args)
+    fused_ms, unfused_ms = time_ms(fused, repeat=10), time_ms(unfused, repeat=10)
+    print(f"GEMM -> quantize -> GEMM {N}^3: fused output amax "
+          f"({' + '.join(fused.kernels)}) {fused_ms:.3f} ms, unfused "
+          f"({' + '.join(unfused.kernels)}) {unfused_ms:.3f} ms: "
+          f"{unfused_ms / fused_ms:.3f} x faster fused")
     triton_peer(flops, cublas_ms)
     jax_peer(flops, cublas_ms)
 
