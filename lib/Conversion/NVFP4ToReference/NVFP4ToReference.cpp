@@ -60,12 +60,24 @@ static bool isHandledByConversion(Operation *op) {
 /// values, with a hint, instead of a generic "failed to legalize".
 static LogicalResult checkBlockScaledUsers(ModuleOp module) {
   WalkResult result = module.walk([](Operation *op) {
-    // The Hadamard lowering multiplies [elements / 16, 16] chunks; nvfp4.amax
-    // is the one op here that lowers with dynamic sizes.
-    if (auto hadamard = dyn_cast<HadamardOp>(op);
-        hadamard && !cast<ShapedType>(hadamard.getType()).hasStaticShape()) {
-      op->emitOpError("needs a static shape in the reference lowering, got ")
-          << hadamard.getType();
+    // The Hadamard lowering multiplies [elements / 16, 16] chunks, also
+    // for an amax or quantize that carries the RHT; nvfp4.amax is the one
+    // op here that otherwise lowers with dynamic sizes.
+    auto rhtOperand = [](Operation *op) -> Value {
+      if (auto hadamard = dyn_cast<HadamardOp>(op))
+        return hadamard.getInput();
+      if (auto amax = dyn_cast<AmaxOp>(op); amax && amax.getHadamard())
+        return amax.getInput();
+      if (auto quantize = dyn_cast<QuantizeOp>(op);
+          quantize && quantize.getHadamard())
+        return quantize.getInput();
+      return nullptr;
+    };
+    if (Value input = rhtOperand(op);
+        input && !cast<ShapedType>(input.getType()).hasStaticShape()) {
+      op->emitOpError("needs a static shape for the RHT in the reference "
+                      "lowering, got ")
+          << input.getType();
       return WalkResult::interrupt();
     }
     if (isHandledByConversion(op))

@@ -76,16 +76,15 @@ static Value buildHadamard(OpBuilder &b, Location loc, Value input,
 }
 
 /// `input`, or its RHT when the op carries a `hadamard` sign mask (the
-/// fused form nvfp4-fuse-quantization creates); fails with a diagnostic on
-/// a dynamic shape.
+/// fused form nvfp4-fuse-quantization creates). The pass rejects dynamic
+/// shapes with a diagnostic before converting (checkBlockScaledUsers).
 static FailureOr<Value> maybeHadamard(ConversionPatternRewriter &rewriter,
                                       Operation *op, Value input,
                                       std::optional<uint32_t> signMask) {
   if (!signMask)
     return input;
   if (!cast<RankedTensorType>(input.getType()).hasStaticShape())
-    return op->emitOpError("with hadamard needs a static shape in the "
-                           "reference lowering");
+    return rewriter.notifyMatchFailure(op, "the RHT needs a static shape");
   return buildHadamard(rewriter, op->getLoc(), input, *signMask);
 }
 

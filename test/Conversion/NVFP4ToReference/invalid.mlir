@@ -16,8 +16,18 @@ func.func @unknown_user(%x: tensor<16x32xbf16>) {
 // A dynamic Hadamard input is one clear error (it was "failed to legalize
 // operation 'nvfp4.hadamard'"); amax lowers with dynamic sizes.
 func.func @hadamard_dynamic(%x: tensor<?x32xbf16>) -> (tensor<?x32xbf16>, f32) {
-  // expected-error @+1 {{'nvfp4.hadamard' op needs a static shape in the reference lowering, got 'tensor<?x32xbf16>'}}
+  // expected-error @+1 {{'nvfp4.hadamard' op needs a static shape for the RHT in the reference lowering, got 'tensor<?x32xbf16>'}}
   %h = nvfp4.hadamard %x : tensor<?x32xbf16>
   %a = nvfp4.amax %x : tensor<?x32xbf16>
   return %h, %a : tensor<?x32xbf16>, f32
+}
+
+// -----
+
+// The same for an amax that carries the RHT (nvfp4-fuse-quantization's
+// fold-hadamard form).
+func.func @amax_hadamard_dynamic(%x: tensor<?x32xbf16>) -> f32 {
+  // expected-error @+1 {{'nvfp4.amax' op needs a static shape for the RHT in the reference lowering, got 'tensor<?x32xbf16>'}}
+  %a = nvfp4.amax %x hadamard(55272) : tensor<?x32xbf16>
+  return %a : f32
 }
