@@ -13,7 +13,7 @@
 // CHECK:         nvfp4.quantize %[[X]] amax(%[[A]])
 // CHECK:         nvfp4.quantize %{{.*}} amax(%[[A]]) : tensor<64x32xbf16>
 // CHECK:         nvfp4.quantize %{{.*}} amax(%[[A]]) : tensor<2x16x64xbf16>
-// expected-remark @+1 {{nvfp4-fuse-quantization: shared-amax = 3, shared-weight-quantizations = 0, folded-hadamards = 0, fused-output-amaxes = 0, dead-ops-removed = 0}}
+// expected-remark @+1 {{nvfp4-fuse-quantization: shared-amax = 3, shared-weight-quantizations = 0, folded-hadamards = 0, fused-output-amaxes = 0, fused-epilogue-quantizations = 0, dead-ops-removed = 0}}
 func.func @share_amax(%x: tensor<32x64xbf16>)
     -> (!nvfp4.tensor<32x64xf4E2M1FN, scale = f8E4M3FN, block = 1x16>,
         !nvfp4.tensor<64x32xf4E2M1FN, scale = f8E4M3FN, block = 1x16>,
@@ -47,7 +47,7 @@ func.func @share_amax(%x: tensor<32x64xbf16>)
 // CHECK:         nvfp4.quantize %{{.*}} amax(%{{.*}}) : tensor<16x32xbf16>
 // CHECK-NOT:     nvfp4.amax
 // CHECK:         return
-// expected-remark @+1 {{nvfp4-fuse-quantization: shared-amax = 0, shared-weight-quantizations = 0, folded-hadamards = 1, fused-output-amaxes = 0, dead-ops-removed = 0}}
+// expected-remark @+1 {{nvfp4-fuse-quantization: shared-amax = 0, shared-weight-quantizations = 0, folded-hadamards = 1, fused-output-amaxes = 0, fused-epilogue-quantizations = 0, dead-ops-removed = 0}}
 func.func @no_shared_amax(%x: tensor<16x32xf32>, %y: tensor<16x32xbf16>, %a: f32)
     -> (!nvfp4.tensor<16x32xf4E2M1FN, scale = f8E4M3FN, block = 1x16>,
         !nvfp4.tensor<16x32xf4E2M1FN, scale = f8E4M3FN, block = 1x16>,
@@ -85,7 +85,7 @@ func.func @no_shared_amax(%x: tensor<16x32xf32>, %y: tensor<16x32xbf16>, %a: f32
 // CHECK-NOT:     linalg.transpose
 // CHECK:         %[[P:.*]] = nvfp4.transpose %[[Q]] : !nvfp4.tensor<64x32xf4E2M1FN, scale = f8E4M3FN, block = 16x16> -> !nvfp4.tensor<32x64xf4E2M1FN, scale = f8E4M3FN, block = 16x16>
 // CHECK-NEXT:    return %[[Q]], %[[P]]
-// expected-remark @+1 {{nvfp4-fuse-quantization: shared-amax = 0, shared-weight-quantizations = 1, folded-hadamards = 0, fused-output-amaxes = 0, dead-ops-removed = 0}}
+// expected-remark @+1 {{nvfp4-fuse-quantization: shared-amax = 0, shared-weight-quantizations = 1, folded-hadamards = 0, fused-output-amaxes = 0, fused-epilogue-quantizations = 0, dead-ops-removed = 0}}
 func.func @share_weight_quantization(%w: tensor<64x32xbf16>)
     -> (!nvfp4.tensor<64x32xf4E2M1FN, scale = f8E4M3FN, block = 16x16>,
         !nvfp4.tensor<32x64xf4E2M1FN, scale = f8E4M3FN, block = 16x16>) {
@@ -108,7 +108,7 @@ func.func @share_weight_quantization(%w: tensor<64x32xbf16>)
 // CHECK-NOT:     nvfp4.quantize
 // CHECK:         %[[P:.*]] = nvfp4.transpose %[[QT]] : !nvfp4.tensor<2x32x64xf4E2M1FN, scale = f8E4M3FN, block = 16x16> -> !nvfp4.tensor<2x64x32xf4E2M1FN, scale = f8E4M3FN, block = 16x16>
 // CHECK-NEXT:    return %[[QT]], %[[P]]
-// expected-remark @+1 {{nvfp4-fuse-quantization: shared-amax = 0, shared-weight-quantizations = 1, folded-hadamards = 0, fused-output-amaxes = 0, dead-ops-removed = 0}}
+// expected-remark @+1 {{nvfp4-fuse-quantization: shared-amax = 0, shared-weight-quantizations = 1, folded-hadamards = 0, fused-output-amaxes = 0, fused-epilogue-quantizations = 0, dead-ops-removed = 0}}
 func.func @share_weight_quantization_reversed_batched(%w: tensor<2x64x32xbf16>)
     -> (!nvfp4.tensor<2x32x64xf4E2M1FN, scale = f8E4M3FN, block = 16x16>,
         !nvfp4.tensor<2x64x32xf4E2M1FN, scale = f8E4M3FN, block = 16x16>) {
@@ -131,7 +131,7 @@ func.func @share_weight_quantization_reversed_batched(%w: tensor<2x64x32xbf16>)
 // CHECK-LABEL: func.func @no_shared_weight_quantization
 // CHECK-NOT:     nvfp4.transpose
 // CHECK:         return
-// expected-remark @+1 {{nvfp4-fuse-quantization: shared-amax = 2, shared-weight-quantizations = 0, folded-hadamards = 0, fused-output-amaxes = 0, dead-ops-removed = 0}}
+// expected-remark @+1 {{nvfp4-fuse-quantization: shared-amax = 2, shared-weight-quantizations = 0, folded-hadamards = 0, fused-output-amaxes = 0, fused-epilogue-quantizations = 0, dead-ops-removed = 0}}
 func.func @no_shared_weight_quantization(%w: tensor<64x32xbf16>, %s: i64, %a: f32, %b: f32)
     -> (!nvfp4.tensor<64x32xf4E2M1FN, scale = f8E4M3FN, block = 1x16>,
         !nvfp4.tensor<32x64xf4E2M1FN, scale = f8E4M3FN, block = 1x16>,
@@ -176,7 +176,7 @@ func.func @no_shared_weight_quantization(%w: tensor<64x32xbf16>, %s: i64, %a: f3
 // CHECK:         %[[A:.*]] = nvfp4.amax %[[X]] hadamard(255) : tensor<64x128xbf16>
 // CHECK-NEXT:    nvfp4.quantize %[[X]] amax(%[[A]]) hadamard(255) rounding<stochastic> seed(%[[S]])
 // CHECK-NOT:     nvfp4.hadamard
-// expected-remark @+1 {{nvfp4-fuse-quantization: shared-amax = 0, shared-weight-quantizations = 0, folded-hadamards = 1, fused-output-amaxes = 0, dead-ops-removed = 0}}
+// expected-remark @+1 {{nvfp4-fuse-quantization: shared-amax = 0, shared-weight-quantizations = 0, folded-hadamards = 1, fused-output-amaxes = 0, fused-epilogue-quantizations = 0, dead-ops-removed = 0}}
 func.func @fold_hadamard(%x: tensor<64x128xbf16>, %s: i64) -> !nvfp4.tensor<64x128xf4E2M1FN, scale = f8E4M3FN, block = 1x16> {
   %h = nvfp4.hadamard %x {sign_mask = 255 : i32} : tensor<64x128xbf16>
   %a = nvfp4.amax %h : tensor<64x128xbf16>
@@ -195,7 +195,7 @@ func.func @fold_hadamard(%x: tensor<64x128xbf16>, %s: i64) -> !nvfp4.tensor<64x1
 // CHECK-NEXT:    nvfp4.quantize %[[X]] amax(%[[A]]) hadamard(55272) :
 // CHECK-NEXT:    nvfp4.quantize %[[X]] amax(%[[A]]) hadamard(55272) rounding<stochastic>
 // CHECK-NEXT:    nvfp4.quantize %[[X]] : tensor<64x128xbf16>
-// expected-remark @+1 {{nvfp4-fuse-quantization: shared-amax = 2, shared-weight-quantizations = 0, folded-hadamards = 1, fused-output-amaxes = 0, dead-ops-removed = 0}}
+// expected-remark @+1 {{nvfp4-fuse-quantization: shared-amax = 2, shared-weight-quantizations = 0, folded-hadamards = 1, fused-output-amaxes = 0, fused-epilogue-quantizations = 0, dead-ops-removed = 0}}
 func.func @fold_hadamard_then_share_amax(%x: tensor<64x128xbf16>, %s: i64)
     -> (!nvfp4.tensor<64x128xf4E2M1FN, scale = f8E4M3FN, block = 1x16>, !nvfp4.tensor<64x128xf4E2M1FN, scale = f8E4M3FN, block = 1x16>, !nvfp4.tensor<64x128xf4E2M1FN, scale = f8E4M3FN, block = 1x16>) {
   %h = nvfp4.hadamard %x : tensor<64x128xbf16>
@@ -214,7 +214,7 @@ func.func @fold_hadamard_then_share_amax(%x: tensor<64x128xbf16>, %s: i64)
 // CHECK-COUNT-2: nvfp4.hadamard
 // CHECK-NOT:     hadamard(
 // CHECK:         return
-// expected-remark @+1 {{nvfp4-fuse-quantization: shared-amax = 0, shared-weight-quantizations = 0, folded-hadamards = 0, fused-output-amaxes = 0, dead-ops-removed = 0}}
+// expected-remark @+1 {{nvfp4-fuse-quantization: shared-amax = 0, shared-weight-quantizations = 0, folded-hadamards = 0, fused-output-amaxes = 0, fused-epilogue-quantizations = 0, dead-ops-removed = 0}}
 func.func @no_fold_hadamard(%x: tensor<64x128xbf16>, %y: tensor<64x128xbf16>)
     -> (!nvfp4.tensor<64x128xf4E2M1FN, scale = f8E4M3FN, block = 1x16>, tensor<64x128xbf16>,
         !nvfp4.tensor<64x128xf4E2M1FN, scale = f8E4M3FN, block = 16x16>) {
@@ -241,7 +241,7 @@ func.func @no_fold_hadamard(%x: tensor<64x128xbf16>, %y: tensor<64x128xbf16>)
 // CHECK-SAME:      -> tensor<128x64xbf16>, f32
 // CHECK-NEXT:    %[[Q:.*]] = nvfp4.quantize %[[C]] amax(%[[M]]) :
 // CHECK-NEXT:    nvfp4.scaled_matmul %[[Q]], %{{.*}} : {{.*}} -> tensor<128x256xbf16>{{$}}
-// expected-remark @+1 {{nvfp4-fuse-quantization: shared-amax = 0, shared-weight-quantizations = 0, folded-hadamards = 0, fused-output-amaxes = 1, dead-ops-removed = 0}}
+// expected-remark @+1 {{nvfp4-fuse-quantization: shared-amax = 0, shared-weight-quantizations = 0, folded-hadamards = 0, fused-output-amaxes = 1, fused-epilogue-quantizations = 0, dead-ops-removed = 0}}
 func.func @fuse_output_amax(
     %x: !nvfp4.tensor<128x256xf4E2M1FN, scale = f8E4M3FN, block = 1x16>,
     %a: !nvfp4.tensor<64x256xf4E2M1FN, scale = f8E4M3FN, block = 16x16>,
@@ -269,7 +269,7 @@ func.func @fuse_output_amax(
 // CHECK-NOT:     nvfp4.amax
 // CHECK:         nvfp4.quantize %[[C]] amax(%[[M]]) :
 // CHECK:         nvfp4.quantize %{{.*}} amax(%[[M]]) rounding<stochastic>
-// expected-remark @+1 {{nvfp4-fuse-quantization: shared-amax = 2, shared-weight-quantizations = 0, folded-hadamards = 0, fused-output-amaxes = 1, dead-ops-removed = 0}}
+// expected-remark @+1 {{nvfp4-fuse-quantization: shared-amax = 2, shared-weight-quantizations = 0, folded-hadamards = 0, fused-output-amaxes = 1, fused-epilogue-quantizations = 0, dead-ops-removed = 0}}
 func.func @fuse_shared_output_amax(
     %x: !nvfp4.tensor<64x128xf4E2M1FN, scale = f8E4M3FN, block = 1x16>,
     %w: !nvfp4.tensor<32x128xf4E2M1FN, scale = f8E4M3FN, block = 16x16>,
@@ -300,12 +300,13 @@ func.func @fuse_shared_output_amax(
 // -----
 
 // Not fused: a quantization no GEMM consumes, one of a rounded copy of an
-// f32 output (its amax is that of other values), one with a given amax, and
+// f32 output (its amax is that of other values), one with a given amax (it
+// moves into the epilogue whole instead: fuse-epilogue-quantization), and
 // one of the output's RHT.
 // CHECK-LABEL: func.func @no_fuse_output_amax
 // CHECK-NOT:     -> tensor<{{.*}}>, f32
 // CHECK:         return
-// expected-remark @+1 {{nvfp4-fuse-quantization: shared-amax = 0, shared-weight-quantizations = 0, folded-hadamards = 1, fused-output-amaxes = 0, dead-ops-removed = 0}}
+// expected-remark @+1 {{nvfp4-fuse-quantization: shared-amax = 0, shared-weight-quantizations = 0, folded-hadamards = 1, fused-output-amaxes = 0, fused-epilogue-quantizations = 1, dead-ops-removed = 0}}
 func.func @no_fuse_output_amax(
     %x: !nvfp4.tensor<64x128xf4E2M1FN, scale = f8E4M3FN, block = 1x16>,
     %w: !nvfp4.tensor<32x128xf4E2M1FN, scale = f8E4M3FN, block = 16x16>,
@@ -358,6 +359,64 @@ func.func @no_fuse_output_amax(
 // -----
 
 //===----------------------------------------------------------------------===//
+// fuse-epilogue-quantization
+//===----------------------------------------------------------------------===//
+
+// A static amax (an argument: known before the GEMM runs): the GEMM and the
+// quantization of its output become one scaled_matmul_quantize, which keeps
+// the GEMM's alpha, role and annotations; an f32 product is recorded as the
+// intermediate type.
+// CHECK-LABEL: func.func @fuse_epilogue_quantization
+// CHECK-SAME:    %[[G:[^:]*]]: f32, %[[AL:[^:]*]]: f32)
+// CHECK:         %[[Q:.*]] = nvfp4.scaled_matmul_quantize %{{.*}}, %{{.*}} amax(%[[G]]) alpha(%[[AL]]) role<fprop> {intermediate = f32, nvfp4.layer = 4 : i64}
+// CHECK-NEXT:    nvfp4.scaled_matmul %[[Q]], %{{.*}}
+// CHECK:         nvfp4.scaled_matmul_quantize %{{.*}}, %{{.*}} amax(%[[G]]) : {{.*}}{{$}}
+// expected-remark @+1 {{nvfp4-fuse-quantization: shared-amax = 0, shared-weight-quantizations = 0, folded-hadamards = 0, fused-output-amaxes = 0, fused-epilogue-quantizations = 2, dead-ops-removed = 0}}
+func.func @fuse_epilogue_quantization(%x: !nvfp4.tensor<64x128xf4E2M1FN, scale = f8E4M3FN, block = 1x16>, %w: !nvfp4.tensor<32x128xf4E2M1FN, scale = f8E4M3FN, block = 16x16>, %v: !nvfp4.tensor<16x32xf4E2M1FN, scale = f8E4M3FN, block = 16x16>, %g: f32, %al: f32)
+    -> (tensor<64x16xf32>, tensor<64x16xf32>) {
+  %c = nvfp4.scaled_matmul %x, %w alpha(%al) role<fprop> {nvfp4.layer = 4 : i64}
+      : !nvfp4.tensor<64x128xf4E2M1FN, scale = f8E4M3FN, block = 1x16>, !nvfp4.tensor<32x128xf4E2M1FN, scale = f8E4M3FN, block = 16x16> -> tensor<64x32xf32>
+  %q = nvfp4.quantize %c amax(%g) : tensor<64x32xf32> -> !nvfp4.tensor<64x32xf4E2M1FN, scale = f8E4M3FN, block = 1x16>
+  %d = nvfp4.scaled_matmul %q, %v : !nvfp4.tensor<64x32xf4E2M1FN, scale = f8E4M3FN, block = 1x16>, !nvfp4.tensor<16x32xf4E2M1FN, scale = f8E4M3FN, block = 16x16> -> tensor<64x16xf32>
+  %c2 = nvfp4.scaled_matmul %x, %w : !nvfp4.tensor<64x128xf4E2M1FN, scale = f8E4M3FN, block = 1x16>, !nvfp4.tensor<32x128xf4E2M1FN, scale = f8E4M3FN, block = 16x16> -> tensor<64x32xbf16>
+  %q2 = nvfp4.quantize %c2 amax(%g) : tensor<64x32xbf16> -> !nvfp4.tensor<64x32xf4E2M1FN, scale = f8E4M3FN, block = 1x16>
+  %d2 = nvfp4.scaled_matmul %q2, %v : !nvfp4.tensor<64x32xf4E2M1FN, scale = f8E4M3FN, block = 1x16>, !nvfp4.tensor<16x32xf4E2M1FN, scale = f8E4M3FN, block = 16x16> -> tensor<64x16xf32>
+  return %d, %d2 : tensor<64x16xf32>, tensor<64x16xf32>
+}
+
+// -----
+
+// Not fused: the amax is computed after the GEMM (it may depend on it), the
+// product has another use (the GEMM must write it anyway), stochastic
+// rounding, 16x16 blocks.
+// CHECK-LABEL: func.func @no_fuse_epilogue_quantization
+// CHECK-NOT:     scaled_matmul_quantize
+// CHECK:         return
+// expected-remark @+1 {{nvfp4-fuse-quantization: shared-amax = 0, shared-weight-quantizations = 0, folded-hadamards = 0, fused-output-amaxes = 0, fused-epilogue-quantizations = 0, dead-ops-removed = 0}}
+func.func @no_fuse_epilogue_quantization(%x: !nvfp4.tensor<64x128xf4E2M1FN, scale = f8E4M3FN, block = 1x16>, %w: !nvfp4.tensor<32x128xf4E2M1FN, scale = f8E4M3FN, block = 16x16>, %v: !nvfp4.tensor<16x32xf4E2M1FN, scale = f8E4M3FN, block = 16x16>, %g: f32, %s: i64,
+    %y: tensor<64x32xbf16>)
+    -> (tensor<64x16xf32>, tensor<64x16xf32>, tensor<64x32xbf16>, tensor<64x16xf32>,
+        !nvfp4.tensor<64x32xf4E2M1FN, scale = f8E4M3FN, block = 16x16>) {
+  %c0 = nvfp4.scaled_matmul %x, %w : !nvfp4.tensor<64x128xf4E2M1FN, scale = f8E4M3FN, block = 1x16>, !nvfp4.tensor<32x128xf4E2M1FN, scale = f8E4M3FN, block = 16x16> -> tensor<64x32xbf16>
+  %late = nvfp4.amax %y : tensor<64x32xbf16>
+  %q0 = nvfp4.quantize %c0 amax(%late) : tensor<64x32xbf16> -> !nvfp4.tensor<64x32xf4E2M1FN, scale = f8E4M3FN, block = 1x16>
+  %d0 = nvfp4.scaled_matmul %q0, %v : !nvfp4.tensor<64x32xf4E2M1FN, scale = f8E4M3FN, block = 1x16>, !nvfp4.tensor<16x32xf4E2M1FN, scale = f8E4M3FN, block = 16x16> -> tensor<64x16xf32>
+  %c1 = nvfp4.scaled_matmul %x, %w : !nvfp4.tensor<64x128xf4E2M1FN, scale = f8E4M3FN, block = 1x16>, !nvfp4.tensor<32x128xf4E2M1FN, scale = f8E4M3FN, block = 16x16> -> tensor<64x32xbf16>
+  %q1 = nvfp4.quantize %c1 amax(%g) : tensor<64x32xbf16> -> !nvfp4.tensor<64x32xf4E2M1FN, scale = f8E4M3FN, block = 1x16>
+  %d1 = nvfp4.scaled_matmul %q1, %v : !nvfp4.tensor<64x32xf4E2M1FN, scale = f8E4M3FN, block = 1x16>, !nvfp4.tensor<16x32xf4E2M1FN, scale = f8E4M3FN, block = 16x16> -> tensor<64x16xf32>
+  %c2 = nvfp4.scaled_matmul %x, %w : !nvfp4.tensor<64x128xf4E2M1FN, scale = f8E4M3FN, block = 1x16>, !nvfp4.tensor<32x128xf4E2M1FN, scale = f8E4M3FN, block = 16x16> -> tensor<64x32xbf16>
+  %q2 = nvfp4.quantize %c2 amax(%g) rounding<stochastic> seed(%s) : tensor<64x32xbf16> -> !nvfp4.tensor<64x32xf4E2M1FN, scale = f8E4M3FN, block = 1x16>
+  %d2 = nvfp4.scaled_matmul %q2, %v : !nvfp4.tensor<64x32xf4E2M1FN, scale = f8E4M3FN, block = 1x16>, !nvfp4.tensor<16x32xf4E2M1FN, scale = f8E4M3FN, block = 16x16> -> tensor<64x16xf32>
+  %c3 = nvfp4.scaled_matmul %x, %w : !nvfp4.tensor<64x128xf4E2M1FN, scale = f8E4M3FN, block = 1x16>, !nvfp4.tensor<32x128xf4E2M1FN, scale = f8E4M3FN, block = 16x16> -> tensor<64x32xbf16>
+  %q3 = nvfp4.quantize %c3 amax(%g) : tensor<64x32xbf16>
+      -> !nvfp4.tensor<64x32xf4E2M1FN, scale = f8E4M3FN, block = 16x16>
+  return %d0, %d1, %c1, %d2, %q3 : tensor<64x16xf32>, tensor<64x16xf32>, tensor<64x32xbf16>,
+      tensor<64x16xf32>, !nvfp4.tensor<64x32xf4E2M1FN, scale = f8E4M3FN, block = 16x16>
+}
+
+// -----
+
+//===----------------------------------------------------------------------===//
 // remove-dead
 //===----------------------------------------------------------------------===//
 
@@ -365,7 +424,7 @@ func.func @no_fuse_output_amax(
 // transpose that only fed them.
 // CHECK-LABEL: func.func @remove_dead
 // CHECK-NEXT:    return
-// expected-remark @+1 {{nvfp4-fuse-quantization: shared-amax = 0, shared-weight-quantizations = 0, folded-hadamards = 0, fused-output-amaxes = 0, dead-ops-removed = 5}}
+// expected-remark @+1 {{nvfp4-fuse-quantization: shared-amax = 0, shared-weight-quantizations = 0, folded-hadamards = 0, fused-output-amaxes = 0, fused-epilogue-quantizations = 0, dead-ops-removed = 5}}
 func.func @remove_dead(%x: tensor<32x64xbf16>) {
   %e = tensor.empty() : tensor<64x32xbf16>
   %t = linalg.transpose ins(%x : tensor<32x64xbf16>) outs(%e : tensor<64x32xbf16>) permutation = [1, 0]

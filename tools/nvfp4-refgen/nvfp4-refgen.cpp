@@ -18,6 +18,10 @@
 //                                           expected: quantize(RHT(x)))
 //   nvfp4-refgen matmul --output-amax      (the second result; expected:
 //                                           the amax of the library's C)
+//   nvfp4-refgen matmul --quantize-output=F (nvfp4.scaled_matmul_quantize
+//                                           with amax F; expected: the
+//                                           library's quantization of C
+//                                           rounded to BF16)
 //
 // Options: --shape=RxC, --m/--n/--k, --block[-a|-b]=1x16|16x16,
 // --rounding=rn|sr, --seed=N (SR key), --amax=F (explicit amax),
@@ -473,6 +477,32 @@ void emitMatmul(const Options &opts, Program &p) {
   std::snprintf(alphaText, sizeof(alphaText), "0x%08X", floatToBits(alpha));
   p.line(std::string("%alpha = arith.constant ") + alphaText + " : f32");
   std::string shape = shapeText(m, n);
+  if (opts.has("quantize-output")) {
+    QuantizeOptions q;
+    q.Amax = opts.getFloat("quantize-output", 1.0f);
+    std::vector<float> rounded(want.size());
+    for (size_t i = 0; i < want.size(); ++i)
+      rounded[i] = roundToBF16(want[i]);
+    QuantizedTensor wantQ = quantizeOrFail(rounded, m, n, q);
+    char amaxText[64];
+    std::snprintf(amaxText, sizeof(amaxText), "0x%08X", floatToBits(*q.Amax));
+    p.line(std::string("%amax_out = arith.constant ") + amaxText + " : f32");
+    std::string type = tensorType(m, n, BlockShape::Row1x16, false);
+    p.line("%q = nvfp4.scaled_matmul_quantize %a, %b amax(%amax_out) "
+           "alpha(%alpha) : " +
+           tensorType(m, k, a.Block, false) + ", " +
+           tensorType(n, k, b.Block, false) + " -> " + type);
+    p.line("%codes, %scales, %amax = nvfp4.unpack %q : " + type);
+    p.expectEqual("codes", p.codeBytes("codes", shape), wantQ.Codes, shape,
+                  "i8");
+    std::string sShape = scaleShape(wantQ, false);
+    p.expectEqual("scales", p.bits("scales", sShape, "f8E4M3FN", "i8"),
+                  wantQ.Scales, sShape, "i8");
+    p.line("%amax_t = tensor.from_elements %amax : tensor<1xf32>");
+    p.expectEqual("amax", p.bits("amax_t", "1", "f32", "i32"),
+                  toF32Bits({wantQ.Amax}), "1", "i32");
+    return;
+  }
   bool outputAmax = opts.has("output-amax");
   p.line(std::string(outputAmax ? "%c, %c_amax" : "%c") +
          " = nvfp4.scaled_matmul %a, %b alpha(%alpha) : " +

@@ -74,6 +74,7 @@ GemmPlan kernels::makeGemmPlan(const ::nvfp4::target::ChipInfo &chip,
   plan.stages = chip.gemmTile.stages;
   plan.consumerWarps = chip.gemmTile.threads / 32 - 1;
   plan.resultElement = resultElement;
+  plan.chip = &chip;
   if (chip.has(::nvfp4::target::Instruction::Tcgen05BlockScaleMma)) {
     // What tcgen05.cp reads, and who releases a stage (Tcgen05Matmul.cpp).
     plan.scaleStaging = GemmScaleStaging::Atoms128x4;
@@ -636,6 +637,110 @@ void GemmPipelineEmitter::noteStored(Value stored) {
       b, loc, memref::LoadOp::create(b, loc, storedAmax, ValueRange{zero}),
       magnitude);
   memref::StoreOp::create(b, loc, max, storedAmax, ValueRange{zero});
+}
+
+Value GemmPipelineEmitter::roundedOutput(Value acc, Value scale) {
+  ScalarBuilder s(b, loc);
+  Value scaled = arith::MulFOp::create(b, loc, acc, scale);
+  return s.toF32(s.fromF32(scaled, plan.resultElement));
+}
+
+ScalarBuilder::TensorScale GemmPipelineEmitter::outputTensorScale() {
+  return ScalarBuilder(b, loc).tensorScale(loadAmax(b, loc, args[9]));
+}
+
+/// Index (index type) of byte `col / 2` of row `row` of the codes of C and
+/// of the scale of its block: C is [batch * M, N] with 1x16 blocks.
+static std::pair<Value, Value> quantizedOffsets(GemmPipelineEmitter &e,
+                                                Value row, Value col) {
+  OpBuilder &b = e.b;
+  Location loc = e.loc;
+  Value flat = outputIndex(e, e.batchIndex(), row, col);
+  Value two = indexConstant(b, loc, 2), sixteen = indexConstant(b, loc, 16);
+  return {arith::DivUIOp::create(b, loc, flat, two),
+          arith::DivUIOp::create(b, loc, flat, sixteen)};
+}
+
+void GemmPipelineEmitter::storeQuantizedRun(
+    Value tileRow, Value tileCol0, ArrayRef<Value> values, Value scale,
+    const ScalarBuilder::TensorScale &tensorScale) {
+  SmallVector<Value> rounded;
+  for (Value v : values)
+    rounded.push_back(roundedOutput(v, scale));
+  QuantizedRun run =
+      quantizeRunNearestEven(b, loc, rounded, tensorScale, *plan.chip);
+  auto [codeByte, scaleIndex] =
+      quantizedOffsets(*this, add(rowA0, tileRow), add(rowB0, tileCol0));
+  // 8 bytes of codes, 8-byte aligned (a block starts at a multiple of 16
+  // elements, rows are whole blocks).
+  Value words = vector::FromElementsOp::create(
+      b, loc, VectorType::get({2}, b.getI32Type()),
+      ValueRange{run.words[0], run.words[1]});
+  vector::StoreOp::create(
+      b, loc, words, codesAsWords(b, loc, args[7]),
+      ValueRange{arith::DivUIOp::create(b, loc, codeByte,
+                                        indexConstant(b, loc, 4))},
+      /*nontemporal=*/false, llvm::MaybeAlign(8));
+  memref::StoreOp::create(b, loc, run.scaleCode, args[8],
+                          ValueRange{scaleIndex});
+}
+
+void GemmPipelineEmitter::storeCodes(Value row, Value col, Value codes,
+                                     Value inside) {
+  auto ifInside = scf::IfOp::create(b, loc, inside, false);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(ifInside.thenBlock());
+  memref::StoreOp::create(b, loc, codes, args[7],
+                          ValueRange{quantizedOffsets(*this, row, col).first});
+}
+
+void GemmPipelineEmitter::storeQuantizedFragments(
+    Value tileRow0, Value tileCol0, ValueRange c, Value scale,
+    const ScalarBuilder::TensorScale &tensorScale) {
+  ScalarBuilder s(b, loc);
+  Value t = andi(lane, 3);
+  Value col = add(rowB0, add(tileCol0, mul(t, c32(2))));
+  // C's columns come in whole blocks (N % 16 == 0): the block is inside
+  // the matrix or not as a whole.
+  Value blockInside = ult(add(rowB0, tileCol0), c32(plan.n));
+  for (int64_t half = 0; half < 2; ++half) {
+    // Row g (registers 0, 1 of each n8 fragment) or g + 8 (2, 3); columns
+    // 2t, 2t + 1 of the first fragment and 8 + 2t, 9 + 2t of the second.
+    Value row = add(rowA0, add(tileRow0, add(lshr(lane, 2), c32(8 * half))));
+    std::array<Value, 4> v = {
+        roundedOutput(c[2 * half], scale), roundedOutput(c[2 * half + 1], scale),
+        roundedOutput(c[4 + 2 * half], scale),
+        roundedOutput(c[5 + 2 * half], scale)};
+    Value amax = s.f32(0.0f);
+    for (Value x : v)
+      amax = arith::MaxNumFOp::create(b, loc, amax,
+                                      math::AbsFOp::create(b, loc, x));
+    // The block's 16 values sit in the 4 lanes t = 0..3 of this quad.
+    for (int32_t offset : {1, 2}) {
+      Value other = gpu::ShuffleOp::create(b, loc, amax, offset, 32,
+                                           gpu::ShuffleMode::XOR)
+                        .getShuffleResult();
+      amax = arith::MaxNumFOp::create(b, loc, amax, other);
+    }
+    ScalarBuilder::BlockScale block = s.blockScale(amax, tensorScale);
+    auto encode = [&](Value lo, Value hi) {
+      return encodePairNearestEven(
+          b, loc, arith::MulFOp::create(b, loc, lo, block.encode),
+          arith::MulFOp::create(b, loc, hi, block.encode), *plan.chip);
+    };
+    Value inside = arith::AndIOp::create(b, loc, blockInside,
+                                         ult(row, c32(plan.m)));
+    // Byte t of the block's 8, and byte 4 + t; lane t = 0 adds the scale.
+    storeCodes(row, col, encode(v[0], v[1]), inside);
+    storeCodes(row, add(col, c32(8)), encode(v[2], v[3]), inside);
+    Value scaleInside = arith::AndIOp::create(b, loc, inside, eq(t, 0));
+    auto ifFirst = scf::IfOp::create(b, loc, scaleInside, false);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(ifFirst.thenBlock());
+    memref::StoreOp::create(
+        b, loc, block.code, args[8],
+        ValueRange{quantizedOffsets(*this, row, col).second});
+  }
 }
 
 void GemmPipelineEmitter::finishOutputAmax() {

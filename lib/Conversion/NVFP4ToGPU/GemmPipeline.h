@@ -42,6 +42,7 @@
 #ifndef NVFP4_LIB_CONVERSION_NVFP4TOGPU_GEMMPIPELINE_H
 #define NVFP4_LIB_CONVERSION_NVFP4TOGPU_GEMMPIPELINE_H
 
+#include "nvfp4/Conversion/Utils/ElementBuilders.h"
 #include "nvfp4/Dialect/NVFP4/IR/NVFP4Dialect.h"
 #include "nvfp4/Target/Chip.h"
 
@@ -120,9 +121,16 @@ struct GemmPlan {
   /// consumerSharedOffset(), a multiple of kSwizzleRepeatBytes.
   int64_t consumerSharedBytes = 0;
   Type resultElement;
+  /// The chip the plan is for (its E2M1 conversions, for a quantizing
+  /// epilogue).
+  const ::nvfp4::target::ChipInfo *chip = nullptr;
   /// The kernel also computes the amax of C (argument 8, FP32 bits,
   /// zero-initialized): scaled_matmul's second result.
   bool outputAmax = false;
+  /// The epilogue quantizes C (rounded to resultElement) in 1x16 blocks
+  /// with the tensor amax of argument 9 and writes codes (argument 7) and
+  /// linear scales (argument 8) instead of C: scaled_matmul_quantize.
+  bool quantizeOutput = false;
   GemmScaleStaging scaleStaging = GemmScaleStaging::AsStored;
   GemmStageRelease stageRelease = GemmStageRelease::ConsumerThreads;
 
@@ -190,7 +198,8 @@ GemmPlan makeGemmPlan(const ::nvfp4::target::ChipInfo &chip,
 class GemmPipelineEmitter {
 public:
   /// `args` are the kernel arguments: codesA, scalesA, amaxA, codesB,
-  /// scalesB, amaxB, alpha, C (and amaxC with GemmPlan::outputAmax) --
+  /// scalesB, amaxB, alpha, C (and amaxC with GemmPlan::outputAmax; codesC,
+  /// scalesC, amaxC with GemmPlan::quantizeOutput) --
   /// codes as tensor maps, scales as tensor maps where
   /// GemmPlan::scalesByTensorMap, otherwise as buffers. Construct it at the
   /// start of the kernel: it creates the thread's amax register there.
@@ -263,6 +272,24 @@ public:
   /// rows g and g + 8, columns 2t and 2t + 1 (PTX ISA 9.7.14.5).
   void storeMmaFragment(Value tileRow0, Value tileCol0, ValueRange c,
                         Value scale);
+  /// With GemmPlan::quantizeOutput: the tensor scale of argument 9's amax.
+  ScalarBuilder::TensorScale outputTensorScale();
+  /// With GemmPlan::quantizeOutput: quantizes the 16 FP32 accumulators
+  /// `values` (before `scale`) of C[row, col0 .. col0 + 15] of this CTA's
+  /// tile, all held by this thread, and stores their codes (8 bytes) and
+  /// scale; the caller knows the block is inside the matrix.
+  void storeQuantizedRun(Value tileRow, Value tileCol0, ArrayRef<Value> values,
+                         Value scale,
+                         const ScalarBuilder::TensorScale &tensorScale);
+  /// With GemmPlan::quantizeOutput: quantizes the two adjacent mma.sync
+  /// m16n8 accumulator fragments `c` (8 values: columns tileCol0 .. + 7,
+  /// then + 8 .. + 15) whose tile starts at (tileRow0, tileCol0): each
+  /// 16-column block of a row is spread over the 4 lanes of a quad, which
+  /// reduce its amax with two shuffles. Every lane of the warp must call it;
+  /// it checks the bounds itself.
+  void storeQuantizedFragments(Value tileRow0, Value tileCol0, ValueRange c,
+                               Value scale,
+                               const ScalarBuilder::TensorScale &tensorScale);
   /// With GemmPlan::outputAmax, reduces the amax of what this thread
   /// stored over its warp and adds it to C's amax with one atomic max;
   /// otherwise nothing. Every lane of a warp that stores calls it once,
@@ -281,6 +308,12 @@ private:
   /// Folds |stored| (a scalar or vector of C's element type) into the
   /// thread's amax register.
   void noteStored(Value stored);
+  /// `acc * scale` rounded to C's element type and widened back to f32:
+  /// the value the quantization of C sees.
+  Value roundedOutput(Value acc, Value scale);
+  /// Stores one byte of codes of C[row, col] (absolute; col even) if
+  /// `inside`.
+  void storeCodes(Value row, Value col, Value codes, Value inside);
   void stageScalesAsAtoms(const GemmOperand &op, Value scales, Value tileRow0,
                           Value kStep, Value stageBase);
 

@@ -38,6 +38,13 @@ Value kernels::loadAmax(OpBuilder &b, Location loc, Value amaxBits) {
   return arith::BitcastOp::create(b, loc, b.getF32Type(), bits);
 }
 
+Value kernels::codesAsWords(OpBuilder &b, Location loc, Value codes) {
+  int64_t bytes = cast<MemRefType>(codes.getType()).getNumElements();
+  return memref::ViewOp::create(
+      b, loc, MemRefType::get({bytes / 4}, b.getI32Type()), codes,
+      indexConstant(b, loc, 0), ValueRange());
+}
+
 Value kernels::deviceAmaxBuffer(Value amax) {
   auto bitcast = amax.getDefiningOp<arith::BitcastOp>();
   if (!bitcast)

@@ -14,7 +14,9 @@
 #define NVFP4_LIB_CONVERSION_NVFP4TOGPU_KERNELUTILS_H
 
 #include "KernelBuilder.h"
+#include "nvfp4/Conversion/Utils/ElementBuilders.h"
 #include "nvfp4/Dialect/NVFP4/IR/NVFP4Dialect.h"
+#include "nvfp4/Target/Chip.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 
@@ -56,6 +58,10 @@ Value scaleOffset(IndexMath &m, BlockScaledTensorType type, Value row,
 /// Loads the amax buffer (FP32 bits in an i32) as an f32.
 Value loadAmax(OpBuilder &b, Location loc, Value amaxBits);
 
+/// The codes buffer (flat i8, two codes a byte) seen as i32 words, for
+/// 8-byte stores of a block's codes.
+Value codesAsWords(OpBuilder &b, Location loc, Value codes);
+
 /// The device amax buffer `amax` was loaded from by loadAmax, or null: lets
 /// a consumer take a kernel-computed amax without a host round trip.
 Value deviceAmaxBuffer(Value amax);
@@ -65,6 +71,36 @@ Value deviceAmaxBuffer(Value amax);
 /// by lane 0: non-negative floats order like their bits, and NaN never
 /// enters (maxnumf drops it). Every lane of the warp must call it.
 void warpMaxToAmax(OpBuilder &b, Location loc, Value max, Value amaxBits);
+
+//===----------------------------------------------------------------------===//
+// Quantization pieces the GEMM epilogues share with the quantize kernels
+// (defined in QuantizeKernels.cpp): the same instructions, so the same
+// bytes.
+//===----------------------------------------------------------------------===//
+
+/// Maximum of `value` (f32) over the 16 lanes of a half warp.
+Value halfWarpMaxOf(OpBuilder &b, Location loc, Value value);
+
+/// One byte of two E2M1 codes, round to nearest even: `lo` (already
+/// multiplied by its block's encode factor) in the low nibble, `hi` in the
+/// high one. The hardware cvt where the chip has it, exact emulation
+/// elsewhere.
+Value encodePairNearestEven(OpBuilder &b, Location loc, Value lo, Value hi,
+                            const ::nvfp4::target::ChipInfo &chip);
+
+/// A quantized 1x16 block: its E4M3 scale (i8) and the 8 code bytes as two
+/// i32 words (even element in the low nibble).
+struct QuantizedRun {
+  Value scaleCode;
+  std::array<Value, 2> words;
+};
+
+/// Quantizes the 16 f32 `values` of one block with the tensor scale
+/// `scale`, rounding to nearest even (lib/Numerics' quantize).
+QuantizedRun quantizeRunNearestEven(OpBuilder &b, Location loc,
+                                    ArrayRef<Value> values,
+                                    const ScalarBuilder::TensorScale &scale,
+                                    const ::nvfp4::target::ChipInfo &chip);
 
 /// Product of the dimensions.
 int64_t product(ArrayRef<int64_t> shape);

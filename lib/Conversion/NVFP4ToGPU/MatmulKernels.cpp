@@ -23,6 +23,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
@@ -34,6 +35,13 @@ using namespace mlir::nvfp4;
 using namespace mlir::nvfp4::kernels;
 
 namespace {
+
+/// What a GEMM kernel writes.
+enum class GemmOutput {
+  Values,         ///< C
+  ValuesAndAmax,  ///< C and the amax of C (scaled_matmul's second result)
+  Quantized,      ///< C's codes and scales (scaled_matmul_quantize)
+};
 
 /// Decodes the 16 E2M1 codes packed in 8 bytes loaded at `byteOffset`.
 SmallVector<Value> loadCodes(OpBuilder &b, Location loc, Value packed,
@@ -52,11 +60,12 @@ SmallVector<Value> loadCodes(OpBuilder &b, Location loc, Value packed,
 }
 
 /// The kernel arguments, the same for every GEMM kernel: codesA, scalesA,
-/// amaxA, codesB, scalesB, amaxB, alpha, C (flat buffers), and with
-/// `outputAmax` amaxC (FP32 bits, zero-initialized).
+/// amaxA, codesB, scalesB, amaxB, alpha, C (flat buffers); with an output
+/// amax then amaxC (FP32 bits, zero-initialized); quantized, C's codes,
+/// linear scales and given amax instead of C.
 SmallVector<Type> matmulArgTypes(BlockScaledTensorType lhs,
                                  BlockScaledTensorType rhs,
-                                 RankedTensorType result, bool outputAmax) {
+                                 RankedTensorType result, GemmOutput output) {
   MLIRContext *ctx = lhs.getContext();
   int64_t batch = product(lhs.getBatchShape());
   int64_t m = lhs.getRows(), n = rhs.getRows(), k = lhs.getCols();
@@ -70,36 +79,54 @@ SmallVector<Type> matmulArgTypes(BlockScaledTensorType lhs,
                              buffer(batch * n * k / 2, i8),
                              buffer(product(rhs.getScalesType().getShape()), i8),
                              buffer(1, i32),
-                             Float32Type::get(ctx),
-                             buffer(batch * m * n, result.getElementType())};
-  if (outputAmax)
+                             Float32Type::get(ctx)};
+  switch (output) {
+  case GemmOutput::Values:
+    types.push_back(buffer(batch * m * n, result.getElementType()));
+    break;
+  case GemmOutput::ValuesAndAmax:
+    types.push_back(buffer(batch * m * n, result.getElementType()));
     types.push_back(buffer(1, i32));
+    break;
+  case GemmOutput::Quantized:
+    types.push_back(buffer(batch * m * n / 2, i8));
+    types.push_back(buffer(batch * m * n / 16, i8));
+    types.push_back(buffer(1, i32));
+    break;
+  }
   return types;
 }
 
 /// "nvfp4_scaled_matmul_256x512x1024_1x16_16x16_to_f32_" (then "amax_"
-/// with an output amax): the kernel name up to the implementation suffix.
+/// with an output amax, "q_" quantized): the kernel name up to the
+/// implementation suffix.
 std::string matmulName(BlockScaledTensorType lhs, BlockScaledTensorType rhs,
-                       RankedTensorType result, bool outputAmax) {
+                       RankedTensorType result, GemmOutput output) {
   int64_t batch = product(lhs.getBatchShape());
   return "nvfp4_scaled_matmul_" +
          (batch > 1 ? std::to_string(batch) + "x" : "") +
          std::to_string(lhs.getRows()) + "x" + std::to_string(rhs.getRows()) +
          "x" + std::to_string(lhs.getCols()) + "_" + blockName(lhs) + "_" +
          blockName(rhs) + "_to_" + typeName(result.getElementType()) + "_" +
-         (outputAmax ? "amax_" : "");
+         (output == GemmOutput::ValuesAndAmax ? "amax_"
+          : output == GemmOutput::Quantized   ? "q_"
+                                              : "");
 }
 
 gpu::GPUFuncOp buildScaledMatmulKernel(ModuleOp module,
                                        BlockScaledTensorType lhs,
                                        BlockScaledTensorType rhs,
                                        RankedTensorType result,
-                                       bool outputAmax) {
+                                       GemmOutput output,
+                                       const ::nvfp4::target::ChipInfo &chip) {
   int64_t batch = product(lhs.getBatchShape());
   int64_t m = lhs.getRows(), n = rhs.getRows(), k = lhs.getCols();
   int64_t colBlocks = k / 16;
-  SmallVector<Type> argTypes = matmulArgTypes(lhs, rhs, result, outputAmax);
-  std::string name = matmulName(lhs, rhs, result, outputAmax) + "simt";
+  SmallVector<Type> argTypes = matmulArgTypes(lhs, rhs, result, output);
+  std::string name = matmulName(lhs, rhs, result, output) + "simt";
+  // Both need the whole warp after the bounds check: the branch yields the
+  // rounded value (0 outside C).
+  bool warpEpilogue = output != GemmOutput::Values;
   return getOrCreateKernel(
       module, name, argTypes, kThreadsPerBlock,
       [&](OpBuilder &b, Location loc, ValueRange args) {
@@ -107,13 +134,11 @@ gpu::GPUFuncOp buildScaledMatmulKernel(ModuleOp module,
         IndexMath im{b, loc};
         int64_t outputs = batch * m * n;
         Value tid = globalThreadIndex(b, loc);
-        // With an output amax the branch yields |stored| (0 outside C), so
-        // that the whole warp reduces it after the branch.
         TypeRange yielded =
-            outputAmax ? TypeRange(b.getF32Type()) : TypeRange();
+            warpEpilogue ? TypeRange(b.getF32Type()) : TypeRange();
         auto ifValid = scf::IfOp::create(b, loc, yielded, im.lt(tid, outputs),
-                                         /*withElseRegion=*/outputAmax);
-        if (outputAmax) {
+                                         /*withElseRegion=*/warpEpilogue);
+        if (warpEpilogue) {
           b.setInsertionPointToStart(ifValid.elseBlock());
           scf::YieldOp::create(b, loc, ValueRange{s.f32(0.0f)});
         }
@@ -162,15 +187,52 @@ gpu::GPUFuncOp buildScaledMatmulKernel(ModuleOp module,
         Value value = s.fromF32(
             arith::MulFOp::create(b, loc, loop.getResult(0), alpha),
             result.getElementType());
-        memref::StoreOp::create(b, loc, value, args[7], ValueRange{tid});
-        if (!outputAmax) {
+        switch (output) {
+        case GemmOutput::Values:
+          memref::StoreOp::create(b, loc, value, args[7], ValueRange{tid});
           b.setInsertionPointAfter(ifValid);
           return;
+        case GemmOutput::ValuesAndAmax:
+          memref::StoreOp::create(b, loc, value, args[7], ValueRange{tid});
+          scf::YieldOp::create(b, loc,
+                               math::AbsFOp::create(b, loc, s.toF32(value)).getResult());
+          b.setInsertionPointAfter(ifValid);
+          warpMaxToAmax(b, loc, ifValid.getResult(0), args[8]);
+          return;
+        case GemmOutput::Quantized:
+          break;
         }
-        Value magnitude = math::AbsFOp::create(b, loc, s.toF32(value));
-        scf::YieldOp::create(b, loc, magnitude);
+        // Quantized: a block is 16 consecutive threads of a row (N % 16 ==
+        // 0, so blocks never straddle rows or the end of C).
+        scf::YieldOp::create(b, loc, s.toF32(value));
         b.setInsertionPointAfter(ifValid);
-        warpMaxToAmax(b, loc, ifValid.getResult(0), args[8]);
+        Value v = ifValid.getResult(0);
+        Value blockAmax =
+            halfWarpMaxOf(b, loc, math::AbsFOp::create(b, loc, v));
+        ScalarBuilder::BlockScale block = s.blockScale(
+            blockAmax, s.tensorScale(loadAmax(b, loc, args[9])));
+        Value scaled = arith::MulFOp::create(b, loc, v, block.encode);
+        // The even thread of each pair writes the byte of both codes.
+        Value odd = gpu::ShuffleOp::create(b, loc, scaled, 1, 32,
+                                           gpu::ShuffleMode::XOR)
+                        .getShuffleResult();
+        Value byte = encodePairNearestEven(b, loc, scaled, odd, chip);
+        Value lane = im.rem(tid, 16);
+        auto ifEven = scf::IfOp::create(
+            b, loc,
+            arith::AndIOp::create(b, loc, im.lt(tid, outputs),
+                                  im.eq(im.rem(tid, 2), 0)),
+            false);
+        {
+          OpBuilder::InsertionGuard guard(b);
+          b.setInsertionPointToStart(ifEven.thenBlock());
+          memref::StoreOp::create(b, loc, byte, args[7],
+                                  ValueRange{im.div(tid, 2)});
+          auto ifFirst = scf::IfOp::create(b, loc, im.eq(lane, 0), false);
+          b.setInsertionPointToStart(ifFirst.thenBlock());
+          memref::StoreOp::create(b, loc, block.code, args[8],
+                                  ValueRange{im.div(tid, 16)});
+        }
       });
 }
 
@@ -192,6 +254,80 @@ Value createTensorMap(OpBuilder &b, Location loc, Value buffer, int64_t batch,
   return nvgpu::TmaCreateDescriptorOp::create(b, loc, mapType, unranked, box);
 }
 
+/// Launches the GEMM of `lhs` x `rhs`^T (converted operands: codes, scales,
+/// amax) with the kernel the chip and shape allow, writing `outputs` (the
+/// flat buffers after alpha: C; C and its amax; or codes, scales and the
+/// given amax of the quantized C).
+void launchGemm(ConversionPatternRewriter &rewriter, Location loc,
+                ModuleOp module, const ::nvfp4::target::ChipInfo &chip,
+                BlockScaledTensorType lhsType, BlockScaledTensorType rhsType,
+                RankedTensorType resultType, ValueRange lhs, ValueRange rhs,
+                Value alpha, GemmOutput output, ValueRange outputs) {
+  if (!alpha)
+    alpha = arith::ConstantOp::create(rewriter, loc,
+                                      rewriter.getF32FloatAttr(1.0f));
+  SmallVector<Value> args = {
+      flatten(rewriter, loc, lhs[0]), flatten(rewriter, loc, lhs[1]),
+      lhs[2], flatten(rewriter, loc, rhs[0]),
+      flatten(rewriter, loc, rhs[1]), rhs[2], alpha};
+  for (Value buffer : outputs)
+    args.push_back(flatten(rewriter, loc, buffer));
+  std::optional<GemmPlan> plan;
+  if (tensorCoreGemmUnsupportedReason(chip, lhsType, rhsType).empty())
+    plan = makeGemmPlan(chip, lhsType, rhsType, resultType.getElementType());
+  if (plan) {
+    plan->outputAmax = output == GemmOutput::ValuesAndAmax;
+    plan->quantizeOutput = output == GemmOutput::Quantized;
+  }
+  // Which consumer: tcgen05 (sm_100a, sm_103a), mma.sync block_scale
+  // (sm_120a), or dequantization + wgmma (sm_90a).
+  bool tcgen05 = chip.has(::nvfp4::target::Instruction::Tcgen05BlockScaleMma);
+  bool mmaBlockScale =
+      !tcgen05 && chip.has(::nvfp4::target::Instruction::MmaSyncBlockScale);
+  if (plan && tcgen05 && !tcgen05GemmUnsupportedReason(*plan).empty())
+    plan.reset();
+  if (plan && mmaBlockScale &&
+      !mmaBlockScaleGemmUnsupportedReason(*plan, chip.maxSharedMemoryPerBlock)
+           .empty())
+    plan.reset();
+  // sm_90a: decode once per CTA + wgmma (WgmmaMatmul.cpp), with its
+  // decoded B tiles in shared memory beyond the ring.
+  if (plan && !tcgen05 && !mmaBlockScale) {
+    if (wgmmaGemmUnsupportedReason(*plan, chip.maxSharedMemoryPerBlock)
+            .empty())
+      plan->consumerSharedBytes = wgmmaGemmSharedBytes(*plan);
+    else
+      plan.reset();
+  }
+  if (!plan) {
+    gpu::GPUFuncOp kernel = buildScaledMatmulKernel(module, lhsType, rhsType,
+                                                    resultType, output, chip);
+    launchKernel(rewriter, loc, kernel, resultType.getNumElements(),
+                 kThreadsPerBlock, args);
+    return;
+  }
+  SmallVector<Type> argTypes = gemmKernelArgTypes(
+      *plan, matmulArgTypes(lhsType, rhsType, resultType, output));
+  // Codes (and linear scales the plan stages as stored) go to the kernel
+  // as tensor maps of their buffers.
+  for (int64_t i : {0, 1, 3, 4})
+    if (isa<nvgpu::TensorMapDescriptorType>(argTypes[i]))
+      args[i] = createTensorMap(rewriter, loc, args[i], plan->batch,
+                                i % 3 == 0 ? plan->k / 2 : plan->k / 16,
+                                argTypes[i]);
+  std::string name = matmulName(lhsType, rhsType, resultType, output);
+  gpu::GPUFuncOp kernel =
+      tcgen05 ? buildTcgen05GemmKernel(module, *plan, argTypes,
+                                       name + "tcgen05_" + plan->name())
+      : mmaBlockScale
+          ? buildMmaBlockScaleGemmKernel(module, *plan, argTypes,
+                                         name + "mxf4_" + plan->name())
+          : buildWgmmaGemmKernel(module, *plan, argTypes,
+                                 name + "wgmma_" + plan->name());
+  launchKernel(rewriter, loc, kernel, plan->grid(), plan->threads(),
+               plan->sharedMemoryBytes(), args);
+}
+
 struct ScaledMatmulToGPU : OpConversionPattern<ScaledMatmulOp> {
   ScaledMatmulToGPU(const TypeConverter &converter, MLIRContext *ctx,
                     const ::nvfp4::target::ChipInfo &chip)
@@ -201,95 +337,76 @@ struct ScaledMatmulToGPU : OpConversionPattern<ScaledMatmulOp> {
   matchAndRewrite(ScaledMatmulOp op, OneToNOpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    ModuleOp module = op->getParentOfType<ModuleOp>();
     auto resultType = cast<RankedTensorType>(op.getResult().getType());
     bool outputAmax = static_cast<bool>(op.getResultAmax());
-    ValueRange lhs = adaptor.getLhs(), rhs = adaptor.getRhs();
     Value result = allocDevice(
         rewriter, loc,
         MemRefType::get(resultType.getShape(), resultType.getElementType()),
         false);
-    Value alpha = op.getAlpha()
-                      ? adaptor.getAlpha().front()
-                      : arith::ConstantOp::create(rewriter, loc,
-                                                  rewriter.getF32FloatAttr(1.0f))
-                            .getResult();
-    SmallVector<Value> args = {
-        flatten(rewriter, loc, lhs[0]), flatten(rewriter, loc, lhs[1]),
-        lhs[2], flatten(rewriter, loc, rhs[0]),
-        flatten(rewriter, loc, rhs[1]), rhs[2], alpha,
-        flatten(rewriter, loc, result)};
-    Value amaxBits;
-    if (outputAmax) {
-      amaxBits = allocDevice(rewriter, loc,
-                             MemRefType::get({1}, rewriter.getI32Type()),
-                             /*zeroFill=*/true);
-      args.push_back(amaxBits);
-    }
-    BlockScaledTensorType lhsType = op.getLhs().getType(),
-                          rhsType = op.getRhs().getType();
-    std::optional<GemmPlan> plan;
-    if (tensorCoreGemmUnsupportedReason(chip, lhsType, rhsType).empty())
-      plan = makeGemmPlan(chip, lhsType, rhsType,
-                          resultType.getElementType());
-    if (plan)
-      plan->outputAmax = outputAmax;
-    // Which consumer: tcgen05 (sm_100a, sm_103a), mma.sync block_scale
-    // (sm_120a), or dequantization + wgmma (sm_90a).
-    bool tcgen05 =
-        chip.has(::nvfp4::target::Instruction::Tcgen05BlockScaleMma);
-    bool mmaBlockScale =
-        !tcgen05 && chip.has(::nvfp4::target::Instruction::MmaSyncBlockScale);
-    if (plan && tcgen05 && !tcgen05GemmUnsupportedReason(*plan).empty())
-      plan.reset();
-    if (plan && mmaBlockScale &&
-        !mmaBlockScaleGemmUnsupportedReason(*plan,
-                                            chip.maxSharedMemoryPerBlock)
-             .empty())
-      plan.reset();
-    // sm_90a: decode once per CTA + wgmma (WgmmaMatmul.cpp), with its
-    // decoded B tiles in shared memory beyond the ring.
-    if (plan && !tcgen05 && !mmaBlockScale) {
-      if (wgmmaGemmUnsupportedReason(*plan, chip.maxSharedMemoryPerBlock)
-              .empty())
-        plan->consumerSharedBytes = wgmmaGemmSharedBytes(*plan);
-      else
-        plan.reset();
-    }
-    if (plan) {
-      SmallVector<Type> argTypes = gemmKernelArgTypes(
-          *plan, matmulArgTypes(lhsType, rhsType, resultType, outputAmax));
-      // Codes (and linear scales the plan stages as stored) go to the
-      // kernel as tensor maps of their buffers.
-      for (int64_t i : {0, 1, 3, 4})
-        if (isa<nvgpu::TensorMapDescriptorType>(argTypes[i]))
-          args[i] = createTensorMap(rewriter, loc, args[i], plan->batch,
-                                    i % 3 == 0 ? plan->k / 2 : plan->k / 16,
-                                    argTypes[i]);
-      std::string name =
-          matmulName(lhsType, rhsType, resultType, outputAmax);
-      gpu::GPUFuncOp kernel =
-          tcgen05 ? buildTcgen05GemmKernel(module, *plan, argTypes,
-                                           name + "tcgen05_" + plan->name())
-          : mmaBlockScale
-              ? buildMmaBlockScaleGemmKernel(module, *plan, argTypes,
-                                             name + "mxf4_" + plan->name())
-              : buildWgmmaGemmKernel(module, *plan, argTypes,
-                                     name + "wgmma_" + plan->name());
-      launchKernel(rewriter, loc, kernel, plan->grid(), plan->threads(),
-                   plan->sharedMemoryBytes(), args);
-    } else {
-      gpu::GPUFuncOp kernel = buildScaledMatmulKernel(
-          module, lhsType, rhsType, resultType, outputAmax);
-      launchKernel(rewriter, loc, kernel, resultType.getNumElements(),
-                   kThreadsPerBlock, args);
-    }
+    SmallVector<Value> outputs = {result};
+    if (outputAmax)
+      outputs.push_back(allocDevice(rewriter, loc,
+                                    MemRefType::get({1}, rewriter.getI32Type()),
+                                    /*zeroFill=*/true));
+    launchGemm(rewriter, loc, op->getParentOfType<ModuleOp>(), chip,
+               op.getLhs().getType(), op.getRhs().getType(), resultType,
+               adaptor.getLhs(), adaptor.getRhs(),
+               op.getAlpha() ? adaptor.getAlpha().front() : Value(),
+               outputAmax ? GemmOutput::ValuesAndAmax : GemmOutput::Values,
+               outputs);
     SmallVector<Value> results = {bufferization::ToTensorOp::create(
         rewriter, loc, resultType, result, /*restrict=*/true,
         /*writable=*/true)};
     if (outputAmax)
-      results.push_back(loadAmax(rewriter, loc, amaxBits));
+      results.push_back(loadAmax(rewriter, loc, outputs[1]));
     rewriter.replaceOp(op, results);
+    return success();
+  }
+
+private:
+  const ::nvfp4::target::ChipInfo &chip;
+};
+
+/// The GEMM whose epilogue quantizes C: its results are the codes, scales
+/// and (given) amax buffers of the block-scaled value.
+struct ScaledMatmulQuantizeToGPU
+    : OpConversionPattern<ScaledMatmulQuantizeOp> {
+  ScaledMatmulQuantizeToGPU(const TypeConverter &converter, MLIRContext *ctx,
+                            const ::nvfp4::target::ChipInfo &chip)
+      : OpConversionPattern(converter, ctx), chip(chip) {}
+
+  LogicalResult
+  matchAndRewrite(ScaledMatmulQuantizeOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    BlockScaledTensorType type = op.getResult().getType();
+    SmallVector<Type> partTypes;
+    if (failed(getTypeConverter()->convertType(type, partTypes)))
+      return rewriter.notifyMatchFailure(op, "unconvertible result type");
+    Value codes = allocDevice(rewriter, loc, cast<MemRefType>(partTypes[0]),
+                              false);
+    Value scales = allocDevice(rewriter, loc, cast<MemRefType>(partTypes[1]),
+                               false);
+    // The given amax: a kernel's device buffer as it is, else written into
+    // one (it is also the result's amax part).
+    Value givenAmax = adaptor.getAmax().front();
+    Value amax = deviceAmaxBuffer(givenAmax);
+    if (!amax) {
+      amax = allocDevice(rewriter, loc,
+                         MemRefType::get({1}, rewriter.getI32Type()), false);
+      gpu::MemsetOp::create(
+          rewriter, loc, Type(), ValueRange(), amax,
+          arith::BitcastOp::create(rewriter, loc, rewriter.getI32Type(),
+                                   givenAmax));
+    }
+    auto product =
+        RankedTensorType::get(type.getShape(), op.getProductElementType());
+    launchGemm(rewriter, loc, op->getParentOfType<ModuleOp>(), chip,
+               op.getLhs().getType(), op.getRhs().getType(), product,
+               adaptor.getLhs(), adaptor.getRhs(),
+               op.getAlpha() ? adaptor.getAlpha().front() : Value(),
+               GemmOutput::Quantized, {codes, scales, amax});
+    rewriter.replaceOpWithMultiple(op, {{codes, scales, amax}});
     return success();
   }
 
@@ -301,5 +418,6 @@ private:
 void mlir::nvfp4::populateMatmulToGPUPatterns(
     const TypeConverter &converter, RewritePatternSet &patterns,
     const ::nvfp4::target::ChipInfo &chip) {
-  patterns.add<ScaledMatmulToGPU>(converter, patterns.getContext(), chip);
+  patterns.add<ScaledMatmulToGPU, ScaledMatmulQuantizeToGPU>(
+      converter, patterns.getContext(), chip);
 }

@@ -171,6 +171,18 @@ struct MmaBlockScaleConsumer {
     }
 
     Value scale = e.epilogueScale();
+    if (e.plan.quantizeOutput) {
+      // n8 tiles ni and ni + 1 are adjacent columns and adjacent
+      // accumulators: one 16-column block per row.
+      ScalarBuilder::TensorScale tensorScale = e.outputTensorScale();
+      for (int64_t mi = 0; mi < kMTiles; ++mi)
+        for (int64_t ni = 0; ni < kNTiles; ni += 2)
+          e.storeQuantizedFragments(
+              rowsA[mi], rowsB[ni],
+              kLoop.getResults().slice((mi * kNTiles + ni) * 4, 8), scale,
+              tensorScale);
+      return;
+    }
     for (int64_t mi = 0; mi < kMTiles; ++mi)
       for (int64_t ni = 0; ni < kNTiles; ++ni)
         e.storeMmaFragment(

@@ -373,13 +373,6 @@ std::array<Value, 2> packStochastic(OpBuilder &b, Location loc,
               arith::ShLIOp::create(b, loc, halves[3], s.i32(16)))};
 }
 
-/// The codes buffer (i8, two codes a byte) seen as i32 words.
-Value codesAsWords(OpBuilder &b, Location loc, Value codes) {
-  int64_t bytes = cast<MemRefType>(codes.getType()).getNumElements();
-  return memref::ViewOp::create(
-      b, loc, MemRefType::get({bytes / 4}, b.getI32Type()), codes,
-      indexConstant(b, loc, 0), ValueRange());
-}
 
 /// Stores the two code words of run `run` (8 bytes at byte 8 * run).
 void storeRunCodes(OpBuilder &b, Location loc, Value codeWords, Value run,
@@ -991,6 +984,47 @@ struct DequantizeToGPU : OpConversionPattern<DequantizeOp> {
   }
 };
 } // namespace
+
+//===----------------------------------------------------------------------===//
+// Shared with the GEMM epilogues (KernelUtils.h)
+//===----------------------------------------------------------------------===//
+
+Value kernels::halfWarpMaxOf(OpBuilder &b, Location loc, Value value) {
+  return halfWarpMax(b, loc, value);
+}
+
+Value kernels::encodePairNearestEven(OpBuilder &b, Location loc, Value lo,
+                                     Value hi, const ChipInfo &chip) {
+  if (chip.has(Instruction::CvtE2M1x2))
+    // cvt.rn.satfinite.e2m1x2.f32 puts its first operand in the high nibble.
+    return NVVM::ConvertF32x2ToF4x2Op::create(
+        b, loc, b.getI8Type(), hi, lo, /*relu=*/false,
+        b.getType<Float4E2M1FNType>());
+  ScalarBuilder s(b, loc);
+  Value low = arith::AndIOp::create(b, loc, encodeNearestFast(b, loc, lo),
+                                    s.i32(0xF));
+  Value high = arith::ShLIOp::create(b, loc, encodeNearestFast(b, loc, hi),
+                                     s.i32(4));
+  return arith::TruncIOp::create(b, loc, b.getI8Type(),
+                                 arith::OrIOp::create(b, loc, low, high));
+}
+
+kernels::QuantizedRun
+kernels::quantizeRunNearestEven(OpBuilder &b, Location loc,
+                                ArrayRef<Value> values,
+                                const ScalarBuilder::TensorScale &scale,
+                                const ChipInfo &chip) {
+  ScalarBuilder s(b, loc);
+  Value blockAmax = s.f32(0.0f);
+  for (Value v : values)
+    blockAmax = arith::MaxNumFOp::create(b, loc, blockAmax,
+                                         math::AbsFOp::create(b, loc, v));
+  ScalarBuilder::BlockScale block = s.blockScale(blockAmax, scale);
+  SmallVector<Value> scaled;
+  for (Value v : values)
+    scaled.push_back(arith::MulFOp::create(b, loc, v, block.encode));
+  return {block.code, packNearestEven(b, loc, scaled, chip)};
+}
 
 void mlir::nvfp4::populateQuantizeToGPUPatterns(const TypeConverter &converter,
                                                 RewritePatternSet &patterns,

@@ -75,6 +75,7 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 
 using namespace mlir;
 using namespace mlir::nvfp4;
@@ -328,6 +329,9 @@ struct Tcgen05Kernel {
     Value row = e.add(e.mul(e.warpId(), e.c32(32)), e.laneId());
     Value laneBase = e.add(tmemBase, e.shl(e.mul(e.warpId(), e.c32(32)), 16));
     Value rowInside = e.ult(e.add(e.tileRowA(), row), e.c32(plan.m));
+    std::optional<ScalarBuilder::TensorScale> tensorScale;
+    if (plan.quantizeOutput)
+      tensorScale = e.outputTensorScale();
     auto ifThen = [&](Value cond, function_ref<void()> then,
                       function_ref<void()> otherwise) {
       auto ifOp = scf::IfOp::create(b, loc, cond, true);
@@ -345,6 +349,37 @@ struct Tcgen05Kernel {
           b, loc, e.c32(plan.n), e.add(e.tileRowB(), e.c32(col0)));
       Value whole = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge,
                                           left, e.c32(kLoadColumns));
+      if (plan.quantizeOutput) {
+        // N is a multiple of 16: the chunk is whole, half inside (one
+        // block, read with an x16 load), or outside.
+        Value half = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge,
+                                           left, e.c32(kLoadColumns / 2));
+        // One x16 load per block keeps fewer accumulators live.
+        auto quantizeBlocks = [&](int64_t columns) {
+          for (int64_t run = 0; run < columns / 16; ++run) {
+            int64_t col = col0 + 16 * run;
+            Value words = loadColumns(laneBase, e.c32(col), 16);
+            ifThen(
+                rowInside,
+                [&] {
+                  SmallVector<Value> values;
+                  for (int64_t j = 0; j < 16; ++j)
+                    values.push_back(arith::BitcastOp::create(
+                        b, loc, b.getF32Type(),
+                        vector::ExtractOp::create(b, loc, words, j)));
+                  e.storeQuantizedRun(row, e.c32(col), values, scale,
+                                      *tensorScale);
+                },
+                [] {});
+          }
+        };
+        ifThen(
+            whole, [&] { quantizeBlocks(kLoadColumns); },
+            [&] {
+              ifThen(half, [&] { quantizeBlocks(kLoadColumns / 2); }, [] {});
+            });
+        continue;
+      }
       ifThen(
           whole,
           [&] {

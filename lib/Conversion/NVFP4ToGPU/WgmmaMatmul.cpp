@@ -310,6 +310,15 @@ struct WgmmaConsumer {
     Value scale = e.epilogueScale();
     Value row0 = e.add(e.mul(warpgroup, e.c32(kWarpgroupRows)),
                        e.mul(warpInGroup, e.c32(16)));
+    if (plan.quantizeOutput) {
+      // Pairs of n8 fragments: one 16-column block per row.
+      ScalarBuilder::TensorScale tensorScale = e.outputTensorScale();
+      for (int64_t j = 0; j < plan.tileN / 16; ++j)
+        e.storeQuantizedFragments(row0, e.c32(16 * j),
+                                  kLoop.getResults().slice(8 * j, 8), scale,
+                                  tensorScale);
+      return;
+    }
     for (int64_t j = 0; j < plan.tileN / 8; ++j)
       e.storeMmaFragment(row0, e.c32(8 * j),
                          kLoop.getResults().slice(4 * j, 4), scale);

@@ -102,6 +102,12 @@ struct ConvertNVFP4ToReferencePass
     MLIRContext *ctx = &getContext();
     if (failed(checkBlockScaledUsers(getOperation())))
       return signalPassFailure();
+    // The epilogue-quantizing GEMM is, on the CPU, the GEMM and the
+    // quantization it stands for.
+    IRRewriter rewriter(ctx);
+    getOperation().walk([&](ScaledMatmulQuantizeOp op) {
+      op.decompose(rewriter);
+    });
     ReferenceTypeConverter converter;
     RewritePatternSet patterns(ctx);
     populateNVFP4ToReferencePatterns(converter, patterns);

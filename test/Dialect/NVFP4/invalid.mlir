@@ -439,3 +439,41 @@ func.func @tensor_t6_rows(%q: !nvfp4.tensor<9223372036854775807x16xf4E2M1FN, sca
 // The element count overflows int64 although every dimension fits.
 // expected-error @+1 {{block-scaled tensor is too large: more than 2^47 elements}}
 func.func @tensor_t6_product(%q: !nvfp4.tensor<65536x4294967296x4294967296xf4E2M1FN, scale = f8E4M3FN, block = 1x16>)
+
+// -----
+
+func.func @scaled_matmul_quantize_c3(%a: !nvfp4.tensor<32x64xf4E2M1FN, scale = f8E4M3FN, block = 1x16>,
+                                     %b: !nvfp4.tensor<16x64xf4E2M1FN, scale = f8E4M3FN, block = 1x16>,
+                                     %g: f32) {
+  // expected-error @+1 {{'nvfp4.scaled_matmul_quantize' op result shape 32x32 should be 32x16 (batch x M x N)}}
+  %0 = nvfp4.scaled_matmul_quantize %a, %b amax(%g)
+      : !nvfp4.tensor<32x64xf4E2M1FN, scale = f8E4M3FN, block = 1x16>,
+        !nvfp4.tensor<16x64xf4E2M1FN, scale = f8E4M3FN, block = 1x16>
+      -> !nvfp4.tensor<32x32xf4E2M1FN, scale = f8E4M3FN, block = 1x16>
+  return
+}
+
+// -----
+
+func.func @scaled_matmul_quantize_c4(%a: !nvfp4.tensor<32x64xf4E2M1FN, scale = f8E4M3FN, block = 1x16>,
+                                     %b: !nvfp4.tensor<32x64xf4E2M1FN, scale = f8E4M3FN, block = 1x16>,
+                                     %g: f32) {
+  // expected-error @+1 {{'nvfp4.scaled_matmul_quantize' op the result must have 1x16 blocks and linear scales (the epilogue quantizes runs of 16 along N), got '!nvfp4.tensor<32x32xf4E2M1FN, scale = f8E4M3FN, block = 16x16>'}}
+  %0 = nvfp4.scaled_matmul_quantize %a, %b amax(%g)
+      : !nvfp4.tensor<32x64xf4E2M1FN, scale = f8E4M3FN, block = 1x16>,
+        !nvfp4.tensor<32x64xf4E2M1FN, scale = f8E4M3FN, block = 1x16>
+      -> !nvfp4.tensor<32x32xf4E2M1FN, scale = f8E4M3FN, block = 16x16>
+  return
+}
+
+// -----
+
+func.func @scaled_matmul_quantize_intermediate(%a: !nvfp4.tensor<32x64xf4E2M1FN, scale = f8E4M3FN, block = 1x16>,
+                                               %g: f32) {
+  // expected-error @+1 {{'nvfp4.scaled_matmul_quantize' op attribute 'intermediate' failed to satisfy constraint: type attribute of bfloat16 type or 16-bit float or 32-bit float}}
+  %0 = nvfp4.scaled_matmul_quantize %a, %a amax(%g) {intermediate = i8}
+      : !nvfp4.tensor<32x64xf4E2M1FN, scale = f8E4M3FN, block = 1x16>,
+        !nvfp4.tensor<32x64xf4E2M1FN, scale = f8E4M3FN, block = 1x16>
+      -> !nvfp4.tensor<32x32xf4E2M1FN, scale = f8E4M3FN, block = 1x16>
+  return
+}

@@ -81,6 +81,20 @@ func.func @fused_forms(%x: tensor<128x256xbf16>, %s: i64, %w: !wt) -> (!act, ten
   return %q, %c, %m : !act, tensor<128x64xbf16>, f32
 }
 
+// CHECK-LABEL: func @scaled_matmul_quantize
+// CHECK: nvfp4.scaled_matmul_quantize %{{.*}}, %{{.*}} amax(%{{.*}}) : !nvfp4.tensor<128x256xf4E2M1FN, scale = f8E4M3FN, block = 1x16>, !nvfp4.tensor<64x256xf4E2M1FN, scale = f8E4M3FN, block = 16x16> -> !nvfp4.tensor<128x64xf4E2M1FN, scale = f8E4M3FN, block = 1x16>
+// CHECK: nvfp4.scaled_matmul_quantize %{{.*}}, %{{.*}} amax(%{{.*}}) alpha(%{{.*}}) role<fprop> {intermediate = f32} : {{.*}}
+func.func @scaled_matmul_quantize(%a: !act, %w: !wt, %g: f32, %al: f32)
+    -> (!nvfp4.tensor<128x64xf4E2M1FN, scale = f8E4M3FN, block = 1x16>,
+        !nvfp4.tensor<128x64xf4E2M1FN, scale = f8E4M3FN, block = 1x16>) {
+  %0 = nvfp4.scaled_matmul_quantize %a, %w amax(%g) : !act, !wt
+      -> !nvfp4.tensor<128x64xf4E2M1FN, scale = f8E4M3FN, block = 1x16>
+  %1 = nvfp4.scaled_matmul_quantize %a, %w amax(%g) alpha(%al) role<fprop> {intermediate = f32} : !act, !wt
+      -> !nvfp4.tensor<128x64xf4E2M1FN, scale = f8E4M3FN, block = 1x16>
+  return %0, %1 : !nvfp4.tensor<128x64xf4E2M1FN, scale = f8E4M3FN, block = 1x16>,
+      !nvfp4.tensor<128x64xf4E2M1FN, scale = f8E4M3FN, block = 1x16>
+}
+
 // CHECK-LABEL: func @scaled_matmul
 // CHECK: nvfp4.scaled_matmul %{{.*}}, %{{.*}} : !nvfp4.tensor<128x256xf4E2M1FN, scale = f8E4M3FN, block = 1x16>, !nvfp4.tensor<64x256xf4E2M1FN, scale = f8E4M3FN, block = 16x16> -> tensor<128x64xbf16>
 // CHECK: nvfp4.scaled_matmul %{{.*}}, %{{.*}} alpha(%{{.*}}) role<wgrad> : {{.*}} -> tensor<128x64xf32>

@@ -123,30 +123,67 @@ LogicalResult HadamardOp::verify() {
 // ScaledMatmulOp
 //===----------------------------------------------------------------------===//
 
-LogicalResult ScaledMatmulOp::verify() {
-  BlockScaledTensorType lhsType = getLhs().getType();
-  BlockScaledTensorType rhsType = getRhs().getType();
-  auto resultType = cast<RankedTensorType>(getResult().getType());
-  // scaled_matmul_c1
+/// The shape rules scaled_matmul and scaled_matmul_quantize share
+/// (scaled_matmul_c1..c3, scaled_matmul_quantize_c1..c3).
+static LogicalResult verifyMatmulShapes(Operation *op,
+                                        BlockScaledTensorType lhsType,
+                                        BlockScaledTensorType rhsType,
+                                        ArrayRef<int64_t> resultShape) {
+  // c1
   if (lhsType.getRank() != rhsType.getRank() ||
       lhsType.getBatchShape() != rhsType.getBatchShape())
-    return emitOpError("lhs batch dimensions [")
+    return op->emitOpError("lhs batch dimensions [")
            << formatShape(lhsType.getBatchShape())
            << "] do not match rhs batch dimensions ["
            << formatShape(rhsType.getBatchShape()) << "]";
-  // scaled_matmul_c2
+  // c2
   if (lhsType.getCols() != rhsType.getCols())
-    return emitOpError("contraction dimensions differ: lhs has K = ")
+    return op->emitOpError("contraction dimensions differ: lhs has K = ")
            << lhsType.getCols() << ", rhs has K = " << rhsType.getCols();
-  // scaled_matmul_c3
+  // c3
   SmallVector<int64_t> expected(lhsType.getBatchShape());
   expected.push_back(lhsType.getRows());
   expected.push_back(rhsType.getRows());
-  if (resultType.getShape() != ArrayRef<int64_t>(expected))
-    return emitOpError("result shape ")
-           << formatShape(resultType.getShape()) << " should be "
+  if (resultShape != ArrayRef<int64_t>(expected))
+    return op->emitOpError("result shape ")
+           << formatShape(resultShape) << " should be "
            << formatShape(expected) << " (batch x M x N)";
   return success();
+}
+
+LogicalResult ScaledMatmulOp::verify() {
+  return verifyMatmulShapes(
+      *this, getLhs().getType(), getRhs().getType(),
+      cast<RankedTensorType>(getResult().getType()).getShape());
+}
+
+LogicalResult ScaledMatmulQuantizeOp::verify() {
+  BlockScaledTensorType resultType = getResult().getType();
+  if (failed(verifyMatmulShapes(*this, getLhs().getType(), getRhs().getType(),
+                                resultType.getShape())))
+    return failure();
+  // scaled_matmul_quantize_c4
+  if (resultType.getBlockRows() != 1 ||
+      resultType.getLayout() != ScaleLayout::Linear)
+    return emitOpError("the result must have 1x16 blocks and linear scales "
+                       "(the epilogue quantizes runs of 16 along N), got ")
+           << resultType;
+  return success();
+}
+
+Operation *ScaledMatmulQuantizeOp::decompose(RewriterBase &rewriter) {
+  OpBuilder::InsertionGuard guard(rewriter);
+  rewriter.setInsertionPoint(*this);
+  BlockScaledTensorType type = getResult().getType();
+  auto product = ScaledMatmulOp::create(
+      rewriter, getLoc(), RankedTensorType::get(type.getShape(), getProductElementType()),
+      /*result_amax=*/Type(), getLhs(), getRhs(), getAlpha(), getRoleAttr());
+  product->setDiscardableAttrs(getOperation()->getDiscardableAttrDictionary());
+  auto quantize = QuantizeOp::create(rewriter, getLoc(), type,
+                                     product.getResult(), getAmax(),
+                                     /*seed=*/Value());
+  rewriter.replaceOp(*this, quantize.getResult());
+  return quantize;
 }
 
 //===----------------------------------------------------------------------===//

@@ -267,7 +267,7 @@ void mlir::nvfp4::populateFoldHadamardPatterns(RewritePatternSet &patterns,
 /// or through nvfp4.transpose.
 static bool feedsScaledMatmul(Value value) {
   for (Operation *user : value.getUsers()) {
-    if (isa<ScaledMatmulOp>(user))
+    if (isa<ScaledMatmulOp, ScaledMatmulQuantizeOp>(user))
       return true;
     if (isa<TransposeOp>(user) && feedsScaledMatmul(user->getResult(0)))
       return true;
@@ -340,6 +340,71 @@ void mlir::nvfp4::populateFuseOutputAmaxPatterns(RewritePatternSet &patterns,
 }
 
 //===----------------------------------------------------------------------===//
+// fuse-epilogue-quantization
+//===----------------------------------------------------------------------===//
+
+/// Whether `value` is available before `op` runs: a block argument of an
+/// enclosing region or the result of an op before it in its block.
+static bool availableBefore(Value value, Operation *op) {
+  if (auto arg = dyn_cast<BlockArgument>(value))
+    return arg.getOwner()->getParentOp()->isProperAncestor(op);
+  return dominatesInBlock(value.getDefiningOp(), op);
+}
+
+namespace {
+/// quantize(scaled_matmul(a, b), amax(%g)) with %g known before the GEMM
+/// (1x16, round to nearest, linear scales, the product used only here):
+/// one nvfp4.scaled_matmul_quantize, whose epilogue writes codes and scales
+/// instead of the high-precision product.
+struct FuseEpilogueQuantizationPattern : public OpRewritePattern<QuantizeOp> {
+  FuseEpilogueQuantizationPattern(MLIRContext *ctx, FusionCounters *counters)
+      : OpRewritePattern(ctx), counters(counters) {}
+
+  LogicalResult matchAndRewrite(QuantizeOp op,
+                                PatternRewriter &rewriter) const override {
+    BlockScaledTensorType type = op.getResult().getType();
+    if (op.getHadamard() || op.getRounding() != RoundingMode::NearestEven ||
+        type.getBlockRows() != 1 || type.getLayout() != ScaleLayout::Linear)
+      return rewriter.notifyMatchFailure(
+          op, "not a 1x16 round-to-nearest linear-scale quantization");
+    auto matmul = op.getInput().getDefiningOp<ScaledMatmulOp>();
+    if (!matmul || matmul.getResultAmax() || !matmul.getResult().hasOneUse())
+      return rewriter.notifyMatchFailure(
+          op, "does not quantize the only use of a scaled_matmul's output");
+    Value amax = op.getAmax();
+    if (!amax || !availableBefore(amax, matmul))
+      return rewriter.notifyMatchFailure(
+          op, "its amax is not known before the GEMM runs");
+    if (!feedsScaledMatmul(op.getResult()))
+      return rewriter.notifyMatchFailure(op, "not an operand of an NVFP4 GEMM");
+
+    auto product = cast<RankedTensorType>(matmul.getResult().getType());
+    rewriter.setInsertionPoint(op);
+    auto fused = ScaledMatmulQuantizeOp::create(
+        rewriter, matmul.getLoc(), type, matmul.getLhs(), matmul.getRhs(),
+        amax, matmul.getAlpha(), matmul.getRoleAttr(),
+        product.getElementType().isBF16()
+            ? TypeAttr()
+            : TypeAttr::get(product.getElementType()));
+    fused->setDiscardableAttrs(matmul->getDiscardableAttrDictionary());
+    rewriter.replaceOp(op, fused.getResult());
+    rewriter.eraseOp(matmul);
+    if (counters)
+      ++counters->fusedEpilogueQuantizations;
+    return success();
+  }
+
+  FusionCounters *counters;
+};
+} // namespace
+
+void mlir::nvfp4::populateFuseEpilogueQuantizationPatterns(
+    RewritePatternSet &patterns, FusionCounters *counters) {
+  patterns.add<FuseEpilogueQuantizationPattern>(patterns.getContext(),
+                                                counters);
+}
+
+//===----------------------------------------------------------------------===//
 // remove-dead
 //===----------------------------------------------------------------------===//
 
@@ -389,6 +454,7 @@ struct NVFP4FuseQuantizationPass
       numSharedWeightQuantizations += counters.sharedWeightQuantizations;
       numFoldedHadamards += counters.foldedHadamards;
       numFusedOutputAmaxes += counters.fusedOutputAmaxes;
+      numFusedEpilogueQuantizations += counters.fusedEpilogueQuantizations;
       numDeadOpsRemoved += counters.deadOpsRemoved;
       if (reportCounts)
         function.emitRemark()
@@ -397,6 +463,8 @@ struct NVFP4FuseQuantizationPass
             << counters.sharedWeightQuantizations
             << ", folded-hadamards = " << counters.foldedHadamards
             << ", fused-output-amaxes = " << counters.fusedOutputAmaxes
+            << ", fused-epilogue-quantizations = "
+            << counters.fusedEpilogueQuantizations
             << ", dead-ops-removed = " << counters.deadOpsRemoved;
     }
   }
@@ -421,6 +489,11 @@ struct NVFP4FuseQuantizationPass
     if (foldHadamard && failed(run(populateFoldHadamardPatterns)))
       return failure();
     if (shareAmax && failed(run(populateShareAmaxPatterns)))
+      return failure();
+    // A quantization with an amax known before its GEMM moves into the
+    // GEMM's epilogue whole.
+    if (fuseEpilogueQuantization &&
+        failed(run(populateFuseEpilogueQuantizationPatterns)))
       return failure();
     // After amax sharing, so that one epilogue amax serves every
     // quantization of the output.

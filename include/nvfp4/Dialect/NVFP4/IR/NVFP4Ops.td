@@ -314,6 +314,79 @@ def NVFP4_ScaledMatmulOp : NVFP4_Op<"scaled_matmul", [Pure]> {
 }
 
 //===----------------------------------------------------------------------===//
+// nvfp4.scaled_matmul_quantize
+//===----------------------------------------------------------------------===//
+
+def NVFP4_ScaledMatmulQuantizeOp
+    : NVFP4_Op<"scaled_matmul_quantize", [Pure]> {
+  let summary = "block-scaled matrix product quantized to NVFP4 in its "
+                "epilogue, with a tensor amax known beforehand";
+  let description = [{
+    `nvfp4.scaled_matmul` whose output is quantized (1x16 blocks along N,
+    round to nearest even, linear scales) with the given tensor `amax`,
+    without materializing the high-precision product: exactly
+
+    ```
+    %c = nvfp4.scaled_matmul %lhs, %rhs alpha(%alpha) role<r>
+        : ... -> tensor<[batch...,] M x N x intermediate>
+    %q = nvfp4.quantize %c amax(%amax) : ... -> result type
+    ```
+
+    `intermediate` (absent: `bf16`) is the element type the product is
+    rounded to before the quantization sees it. The tensor scale must be
+    known before the GEMM runs -- a calibrated (static) activation amax as
+    NVFP4 inference uses, or TE's amax of the previous step -- because the
+    epilogue of each tile quantizes its own outputs. With the amax of the
+    output itself (current scaling) the product is needed first: there
+    `nvfp4.scaled_matmul` returns the amax from its epilogue instead.
+    `nvfp4-fuse-quantization` (fuse-epilogue-quantization) forms this op.
+
+    Constraints:
+
+    1. (C1) `lhs` and `rhs` have the same rank and the same batch dimensions.
+    2. (C2) `lhs` and `rhs` have the same contraction (last) dimension.
+    3. (C3) the result shape is [batch..., M, N].
+    4. (C4) the result has 1x16 blocks and linear scales.
+
+    Example:
+
+    ```mlir
+    %q = nvfp4.scaled_matmul_quantize %a, %b amax(%calibrated)
+        : !nvfp4.tensor<128x256xf4E2M1FN, scale = f8E4M3FN, block = 1x16>,
+          !nvfp4.tensor<64x256xf4E2M1FN, scale = f8E4M3FN, block = 16x16>
+        -> !nvfp4.tensor<128x64xf4E2M1FN, scale = f8E4M3FN, block = 1x16>
+    ```
+  }];
+  let arguments = (ins
+    NVFP4_BlockScaledTensor:$lhs,
+    NVFP4_BlockScaledTensor:$rhs,
+    NVFP4_Amax:$amax,
+    Optional<F32>:$alpha,
+    OptionalAttr<NVFP4_GemmRoleAttr>:$role,
+    OptionalAttr<TypeAttrOf<AnyTypeOf<[BF16, F16, F32]>>>:$intermediate
+  );
+  let results = (outs NVFP4_BlockScaledTensor:$result);
+  let assemblyFormat = [{
+    $lhs `,` $rhs `amax` `(` $amax `)` (`alpha` `(` $alpha^ `)`)?
+    (`role` `` $role^)? attr-dict `:` qualified(type($lhs)) `,`
+    qualified(type($rhs)) `->` qualified(type($result))
+  }];
+  let extraClassDeclaration = [{
+    /// The element type the product is rounded to: `intermediate`, bf16
+    /// when absent.
+    ::mlir::Type getProductElementType() {
+      std::optional<::mlir::Type> type = getIntermediate();
+      return type ? *type : ::mlir::BFloat16Type::get(getContext());
+    }
+    /// Replaces this op by the nvfp4.scaled_matmul + nvfp4.quantize it
+    /// stands for (the lowerings without a quantizing epilogue use this)
+    /// and returns the new quantize op.
+    ::mlir::Operation *decompose(::mlir::RewriterBase &rewriter);
+  }];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
 // nvfp4.pack / nvfp4.unpack
 //===----------------------------------------------------------------------===//
 

@@ -30,6 +30,9 @@ struct FusionCounters {
   uint64_t foldedHadamards = 0;
   /// Quantizations whose amax now comes from the producing GEMM's epilogue.
   uint64_t fusedOutputAmaxes = 0;
+  /// Quantizations moved whole into their GEMM's epilogue
+  /// (nvfp4.scaled_matmul_quantize).
+  uint64_t fusedEpilogueQuantizations = 0;
   /// Dead nvfp4 ops erased.
   uint64_t deadOpsRemoved = 0;
 };
@@ -62,6 +65,14 @@ void populateFoldHadamardPatterns(RewritePatternSet &patterns,
 /// is replaced. The same bits: max is exact and order-free.
 void populateFuseOutputAmaxPatterns(RewritePatternSet &patterns,
                                     FusionCounters *counters = nullptr);
+
+/// A 1x16, round-to-nearest, linear-scale quantization of the only use of
+/// an nvfp4.scaled_matmul's output, whose amax is known before the GEMM (a
+/// static amax) and which feeds another NVFP4 GEMM, becomes one
+/// nvfp4.scaled_matmul_quantize: the GEMM's epilogue writes codes and
+/// scales, and the high-precision product never reaches memory.
+void populateFuseEpilogueQuantizationPatterns(
+    RewritePatternSet &patterns, FusionCounters *counters = nullptr);
 
 /// Erases nvfp4 ops (quantize, amax, hadamard, dequantize, pack, unpack,
 /// swizzle_scales) whose results are unused, and the side-effect-free

@@ -202,7 +202,7 @@ def NVFP4FuseQuantization : Pass<"nvfp4-fuse-quantization", "ModuleOp"> {
                 "quantizations, take output amaxes from GEMM epilogues, drop "
                 "dead quantizations";
   let description = [{
-    Runs five independent fusions after `nvfp4-apply-recipe`; none of
+    Runs six independent fusions after `nvfp4-apply-recipe`; none of
     them changes a single result bit:
 
     1. *share-amax* (pattern set): quantizations of one tensor (the same
@@ -231,7 +231,14 @@ def NVFP4FuseQuantization : Pass<"nvfp4-fuse-quantization", "ModuleOp"> {
        output for its amax. The whole quantization cannot move into the
        epilogue: its tensor scale depends on the amax of the entire
        output, known only when every tile is done.
-    5. *remove-dead*: quantizations, amaxes, RHTs, dequantizations, packs,
+    5. *fuse-epilogue-quantization* (pattern set): when that amax is known
+       before the GEMM runs (a static, calibrated activation amax; TE's
+       amax of the previous step), a 1x16 round-to-nearest quantization of
+       the only use of a GEMM's output that feeds another NVFP4 GEMM
+       becomes one `nvfp4.scaled_matmul_quantize`: the epilogue writes the
+       E2M1 codes and E4M3 scales, and the high-precision product never
+       reaches memory.
+    6. *remove-dead*: quantizations, amaxes, RHTs, dequantizations, packs,
        unpacks, scale swizzles and transposes whose results are unused are
        erased, with the producers that become dead with them. (This one is
        a walk, not a pattern set: a greedy rewrite erases dead ops before
@@ -276,6 +283,9 @@ def NVFP4FuseQuantization : Pass<"nvfp4-fuse-quantization", "ModuleOp"> {
            "Run the fold-hadamard patterns">,
     Option<"fuseOutputAmax", "fuse-output-amax", "bool", /*default=*/"true",
            "Run the fuse-output-amax patterns">,
+    Option<"fuseEpilogueQuantization", "fuse-epilogue-quantization", "bool",
+           /*default=*/"true",
+           "Run the fuse-epilogue-quantization patterns">,
     Option<"removeDead", "remove-dead", "bool", /*default=*/"true",
            "Erase dead quantizations">,
     Option<"reportCounts", "report-counts", "bool", /*default=*/"false",
@@ -290,6 +300,8 @@ def NVFP4FuseQuantization : Pass<"nvfp4-fuse-quantization", "ModuleOp"> {
               "RHTs folded into the quantizations that consume them">,
     Statistic<"numFusedOutputAmaxes", "fused-output-amaxes",
               "Quantizations whose amax comes from the producer's epilogue">,
+    Statistic<"numFusedEpilogueQuantizations", "fused-epilogue-quantizations",
+              "Quantizations moved whole into their GEMM's epilogue">,
     Statistic<"numDeadOpsRemoved", "dead-ops-removed",
               "Dead quantize/amax/hadamard/pack/unpack ops erased">,
   ];
