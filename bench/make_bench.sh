@@ -8,7 +8,9 @@
 # amax (the epilogue reduction), and followed by the 1x16 quantization of its
 # output -- fused (nvfp4-fuse-quantization's fuse-output-amax: the GEMM's
 # epilogue amax, no amax pass) and unfused (--no-recipe: GEMM, amax pass,
-# quantize). Then run
+# quantize); and with a static amax (an argument: the whole quantization in
+# the epilogue, nvfp4.scaled_matmul_quantize, vs GEMM + quantize kernel).
+# Then run
 #   python3 bench/run_bench.py bench/build      (on the GPU machine)
 # Environment: BUILD_DIR (default build/, built by setup.sh), BENCH_OUT
 # (default bench/build), BENCH_PROGRAMS (default: all of them).
@@ -16,7 +18,7 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 OUT=${BENCH_OUT:-$ROOT/bench/build}
 BUILD=${BUILD_DIR:-$ROOT/build}
-PROGRAMS=${BENCH_PROGRAMS:-quantize quantize_amax_given wgrad_operand wgrad_operand_amax_given gemm gemm_output_amax gemm_quantize gemm_quantize_unfused}
+PROGRAMS=${BENCH_PROGRAMS:-quantize quantize_amax_given wgrad_operand wgrad_operand_amax_given gemm gemm_output_amax gemm_quantize gemm_quantize_unfused gemm_quantize_static gemm_quantize_static_unfused gemm_k256_quantize_fused gemm_k256_quantize_unfused}
 mkdir -p "$OUT"
 [[ -n ${BUILD_DIR:-} ]] || bash "$ROOT/scripts/setup.sh"
 N=8192
@@ -69,6 +71,33 @@ func.func @gemm_quantize(%a: $ACT, %b: $W, %v: $W) -> tensor<${N}x${N}xbf16> {
 }
 MLIR
 cp "$OUT/gemm_quantize.mlir" "$OUT/gemm_quantize_unfused.mlir"
+cat > "$OUT/gemm_quantize_static.mlir" <<MLIR
+func.func @gemm_quantize_static(%a: $ACT, %b: $W, %v: $W, %g: f32) -> tensor<${N}x${N}xbf16> {
+  %c = nvfp4.scaled_matmul %a, %b : $ACT, $W -> tensor<${N}x${N}xbf16>
+  %q = nvfp4.quantize %c amax(%g) : tensor<${N}x${N}xbf16> -> $ACT
+  %d = nvfp4.scaled_matmul %q, %v : $ACT, $W -> tensor<${N}x${N}xbf16>
+  return %d : tensor<${N}x${N}xbf16>
+}
+MLIR
+cp "$OUT/gemm_quantize_static.mlir" "$OUT/gemm_quantize_static_unfused.mlir"
+# K = 256 (a memory-bound GEMM: writing C costs as much as the products),
+# output quantized with a static amax: the epilogue-quantizing kernel as
+# written vs GEMM + quantize kernel.
+ACT_K="!nvfp4.tensor<${N}x256xf4E2M1FN, scale = f8E4M3FN, block = 1x16>"
+W_K="!nvfp4.tensor<${N}x256xf4E2M1FN, scale = f8E4M3FN, block = 16x16>"
+cat > "$OUT/gemm_k256_quantize_fused.mlir" <<MLIR
+func.func @gemm_k256_quantize_fused(%a: $ACT_K, %b: $W_K, %g: f32) -> $ACT {
+  %q = nvfp4.scaled_matmul_quantize %a, %b amax(%g) : $ACT_K, $W_K -> $ACT
+  return %q : $ACT
+}
+MLIR
+cat > "$OUT/gemm_k256_quantize_unfused.mlir" <<MLIR
+func.func @gemm_k256_quantize_unfused(%a: $ACT_K, %b: $W_K, %g: f32) -> $ACT {
+  %c = nvfp4.scaled_matmul %a, %b : $ACT_K, $W_K -> tensor<${N}x${N}xbf16>
+  %q = nvfp4.quantize %c amax(%g) : tensor<${N}x${N}xbf16> -> $ACT
+  return %q : $ACT
+}
+MLIR
 for name in $PROGRAMS; do
   flags=()
   [[ $name == *_unfused ]] && flags=(--no-recipe)

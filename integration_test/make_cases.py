@@ -261,11 +261,92 @@ def chain_case(out, args, name, m, r, k, n, tensor_cores):
                 "d": d.reshape(-1).view(np.uint32)}, meta, args)
     # The fusion must have happened: an epilogue-amax GEMM kernel and no
     # amax pass over C.
-    with open(os.path.join(out, name, "report.json")) as f:
-        kernels = [kk["name"] for kk in json.load(f)["kernels"]]
-    if not any("_amax_" in kk for kk in kernels) or \
-            any(kk == f"nvfp4_amax_{m * r}xbf16" for kk in kernels):
+    kernels = case_kernels(out, name)
+    if kernels is not None and (
+            not any("_amax_" in kk for kk in kernels) or
+            any(kk == f"nvfp4_amax_{m * r}xbf16" for kk in kernels)):
         raise SystemExit(f"{name}: GEMM output amax not fused: {kernels}")
+
+
+def epilogue_quantize_case(out, args, name, m, k, n, tensor_cores):
+    """A GEMM whose output is quantized with a static amax (known before the
+    GEMM: a calibrated activation scale): nvfp4.scaled_matmul_quantize, the
+    epilogue writes the codes and scales. SIMT (K % 256 != 0): bit for bit
+    the library's quantization of C rounded to BF16, and the next GEMM on
+    it. Tensor cores: C sums in another order, so the check is that the
+    epilogue's codes/scales equal, byte for byte, the standalone quantize
+    kernel's of the same GEMM's C (one kernel skeleton, the same sums)."""
+    x = make_input((m, k), 41)
+    w = make_input((n, k), 42)
+    qx = nvfp4.quantize(x)
+    qw = nvfp4.quantize(w, block=(16, 16))
+    c = bf16_bits(np.asarray(nvfp4.scaled_matmul(qx, qw), np.float32))
+    c32 = (c.astype(np.uint32) << 16).view(np.float32)
+    # A calibration amax a little above the data's, as static scales are.
+    amax = np.float32(1.25 * np.max(np.abs(c32)))
+    qc = nvfp4.quantize(c32, amax=amax)
+    tx = tensor_type((m, k), (1, 16), False)
+    tw = tensor_type((n, k), (16, 16), False)
+    tc = tensor_type((m, n), (1, 16), False)
+    if not tensor_cores:
+        v = make_input((32, n), 43)
+        qv = nvfp4.quantize(v, block=(16, 16))
+        d = np.asarray(nvfp4.scaled_matmul(qc, qv), np.float32)
+        tv = tensor_type((32, n), (16, 16), False)
+        # Written unfused: nvfp4-compile's fuse-epilogue-quantization fuses.
+        mlir = (f"func.func @main(%x: tensor<{m}x{k}xbf16>, %w: tensor<{n}x{k}xbf16>, "
+                f"%v: tensor<32x{n}xbf16>, %g: f32) -> ({tc}, tensor<{m}x32xf32>) {{\n"
+                f"  %qx = nvfp4.quantize %x : tensor<{m}x{k}xbf16> -> {tx}\n"
+                f"  %qw = nvfp4.quantize %w : tensor<{n}x{k}xbf16> -> {tw}\n"
+                f"  %c = nvfp4.scaled_matmul %qx, %qw : {tx}, {tw} -> tensor<{m}x{n}xbf16>\n"
+                f"  %q = nvfp4.quantize %c amax(%g) : tensor<{m}x{n}xbf16> -> {tc}\n"
+                f"  %qv = nvfp4.quantize %v : tensor<32x{n}xbf16> -> {tv}\n"
+                f"  %d = nvfp4.scaled_matmul %q, %qv : {tc}, {tv} -> tensor<{m}x32xf32>\n"
+                f"  return %q, %d : {tc}, tensor<{m}x32xf32>\n}}\n")
+        meta = {"kind": "epilogue_quantize", "args": ["x", "w", "v", "g"],
+                "scalars": {"g": float(amax)},
+                "results": ["codes", "scales", "amax", "d"]}
+        arrays = {"x": x, "w": w, "v": v}
+        expected = {"codes": qc.packed.reshape(-1),
+                    "scales": np.asarray(qc.scales, np.uint8).reshape(-1),
+                    "amax": np.array([amax], np.float32).view(np.uint32),
+                    "d": d.reshape(-1).view(np.uint32)}
+    else:
+        # q1: the epilogue-quantizing GEMM as written; q2: the same GEMM's C
+        # (returned, so not fused) quantized by the quantize kernel.
+        mlir = (f"func.func @main(%x: tensor<{m}x{k}xbf16>, %w: tensor<{n}x{k}xbf16>, "
+                f"%g: f32) -> ({tc}, tensor<{m}x{n}xbf16>, {tc}) {{\n"
+                f"  %qx = nvfp4.quantize %x : tensor<{m}x{k}xbf16> -> {tx}\n"
+                f"  %qw = nvfp4.quantize %w : tensor<{n}x{k}xbf16> -> {tw}\n"
+                f"  %q1 = nvfp4.scaled_matmul_quantize %qx, %qw amax(%g) : {tx}, {tw} -> {tc}\n"
+                f"  %c = nvfp4.scaled_matmul %qx, %qw : {tx}, {tw} -> tensor<{m}x{n}xbf16>\n"
+                f"  %q2 = nvfp4.quantize %c amax(%g) : tensor<{m}x{n}xbf16> -> {tc}\n"
+                f"  return %q1, %c, %q2 : {tc}, tensor<{m}x{n}xbf16>, {tc}\n}}\n")
+        meta = {"kind": "epilogue_quantize", "args": ["x", "w", "g"],
+                "scalars": {"g": float(amax)},
+                "results": ["q1_codes", "q1_scales", "q1_amax", "c",
+                            "q2_codes", "q2_scales", "q2_amax"],
+                "result_types": {"c": "bf16"},
+                "tolerances": {"c": MATMUL_TOLERANCE},
+                "equal_to": {"q1_codes": "q2_codes", "q1_scales": "q2_scales",
+                             "q1_amax": "q2_amax"},
+                "unchecked": ["q2_codes", "q2_scales"]}
+        arrays = {"x": x, "w": w}
+        expected = {"c": c.reshape(-1),
+                    "q2_amax": np.array([amax], np.float32).view(np.uint32)}
+    write_case(out, name, mlir, arrays, expected, meta, args)
+    kernels = case_kernels(out, name)
+    if kernels is not None and not any("_q_" in kk for kk in kernels):
+        raise SystemExit(f"{name}: no epilogue-quantizing GEMM: {kernels}")
+
+
+def case_kernels(out, name):
+    """The kernel names of a written case (None when --only skipped it)."""
+    path = os.path.join(out, name, "report.json")
+    if not os.path.exists(path):
+        return None
+    with open(path) as f:
+        return [k["name"] for k in json.load(f)["kernels"]]
 
 
 def main():
@@ -339,6 +420,11 @@ def main():
                80, tensor_cores=False)
     chain_case(out, args, "chain_output_amax_tc_200x256x1024x384", 200, 256,
                1024, 384, tensor_cores=True)
+    # A static amax: the whole quantization in the epilogue.
+    epilogue_quantize_case(out, args, "epilogue_quantize_simt_96x272x48", 96,
+                           272, 48, tensor_cores=False)
+    epilogue_quantize_case(out, args, "epilogue_quantize_tc_200x1024x384",
+                           200, 1024, 384, tensor_cores=True)
     print("cases written to", out)
 
 
