@@ -14,7 +14,9 @@ tensor-core GEMMs sum in another order than docs/Numerics.md, so their
 results must lie within that max-norm relative error of the reference (and
 be finite wherever the reference is). "amax_of": {"r": "c"} checks that
 result r holds, bit for bit, the FP32 max |x| of the GPU's own result c;
-results listed in "unchecked" depend on such a result and are not compared.
+"equal_to": {"r": "s"} checks that results r and s are the same bytes (two
+paths on the GPU that must agree exactly); results listed in "unchecked"
+depend on the GPU's own results and are not compared with the library.
 
   python3 run_cases.py CASES_DIR
 """
@@ -72,6 +74,8 @@ def run_case(path):
         if "fill_from_argument" in b:
             value = scalars[meta["args"][b["fill_from_argument"]]]
             buffers[-1].fill(np.float32(value).view(np.uint32))
+        if "fill_bits" in b:  # a constant, e.g. a static amax (32-bit)
+            buffers[-1].view(np.uint32).fill(np.uint32(b["fill_bits"]))
 
     tensormaps = []  # alive until the launches are done
     for launch, k in enumerate(report["kernels"]):
@@ -106,6 +110,16 @@ def run_case(path):
     for name, got in results.items():
         if name in meta.get("unchecked", []):
             print(f"    {name}: not compared (depends on the GPU's own result)")
+            continue
+        if name in meta.get("equal_to", {}):
+            other = meta["equal_to"][name]
+            bad = np.flatnonzero(got != results[other])
+            if got.shape != results[other].shape or bad.size:
+                failures.append(f"{name}: differs from {other} in "
+                                f"{bad.size if got.shape == results[other].shape else 'size'}"
+                                f" of {got.size} bytes")
+            else:
+                print(f"    {name}: {got.size} bytes identical to {other}")
             continue
         if name in meta.get("amax_of", {}):
             source = meta["amax_of"][name]
