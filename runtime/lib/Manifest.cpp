@@ -17,6 +17,7 @@
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/Error.h"
+#include "llvm/Support/Format.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -673,6 +674,37 @@ nvfp4::runtime::Manifest::parse(std::string_view text,
           {"fill_from_argument", &spec.fillFromArgument}})
       if (Status s = p.index(*b, key, where, *field); !s.ok())
         return s;
+    if (const json::Value *f = b->get("fill_bits")) {
+      std::optional<int64_t> bits = f->getAsInteger();
+      if (!bits || *bits < 0 || *bits > int64_t(UINT32_MAX)) {
+        std::string shown;
+        llvm::raw_string_ostream(shown) << *f;
+        return p.error(where, "\"fill_bits\" " + shown +
+                                  " is not a 32-bit pattern (an integer "
+                                  "from 0 to 4294967295)");
+      }
+      // One fill per buffer: a runner must not have to guess which wins.
+      if (spec.argument >= 0)
+        return p.error(where, llvm::formatv("\"fill_bits\" on a buffer that "
+                                            "holds argument {0}",
+                                            spec.argument)
+                                  .str());
+      if (spec.zeroInitialized)
+        return p.error(where, "\"fill_bits\" and \"zero_initialized\": true "
+                              "both set the buffer's contents");
+      if (spec.fillFromArgument >= 0)
+        return p.error(where, "\"fill_bits\" and \"fill_from_argument\" both "
+                              "fill the buffer");
+      // The bits are one 32-bit element; nvfp4-compile writes them only for
+      // i32 and f32 buffers.
+      if (scalarTypeSize(spec.elementType) != 4)
+        return p.error(where,
+                       llvm::formatv("\"fill_bits\" fills 32-bit elements, "
+                                     "but the buffer's are {0}",
+                                     scalarTypeName(spec.elementType))
+                           .str());
+      spec.fillBits = static_cast<uint32_t>(*bits);
+    }
     m.buffers_.push_back(spec);
   }
 
@@ -903,6 +935,8 @@ std::string nvfp4::runtime::Manifest::describe() const {
     array(b);
     if (b.argument >= 0)
       os << ", argument " << b.argument;
+    else if (b.fillBits)
+      os << ", filled with " << llvm::format_hex(*b.fillBits, 10);
     else if (b.zeroInitialized)
       os << ", zero-initialized";
     else

@@ -519,7 +519,8 @@ public:
     for (size_t i = 0; i < specs.size(); ++i) {
       const BufferSpec &b = specs[i];
       size_t bytes = b.bytes();
-      if (b.argument < 0 && bytes &&
+      // A constant fill covers every byte: no poison needed first.
+      if (b.argument < 0 && !b.fillBits && bytes &&
           (r = driver().cuMemsetD8Async(buffers[i],
                                         b.zeroInitialized ? 0x00 : 0xAB, bytes,
                                         stream)) != CUDA_SUCCESS)
@@ -528,9 +529,13 @@ public:
         continue;
       uint64_t value = *fill[i];
       size_t n = static_cast<size_t>(b.elements);
-      std::string what = llvm::formatv("filling buffer {0} with argument {1}",
-                                       i, b.fillFromArgument)
-                             .str();
+      std::string what =
+          b.fillBits
+              ? llvm::formatv("filling buffer {0} with {1:x8}", i, *b.fillBits)
+                    .str()
+              : llvm::formatv("filling buffer {0} with argument {1}", i,
+                              b.fillFromArgument)
+                    .str();
       switch (scalarTypeSize(b.elementType)) {
       case 1:
         r = driver().cuMemsetD8Async(buffers[i], uint8_t(value), n, stream);
@@ -799,6 +804,11 @@ Expected<RunStats> Session::run(int repeat, int warmup) {
   }
   std::vector<std::optional<uint64_t>> fill(m.buffers().size());
   for (size_t i = 0; i < m.buffers().size(); ++i) {
+    // A constant fill: the manifest checked that the elements are 32-bit.
+    if (std::optional<uint32_t> bits = m.buffers()[i].fillBits) {
+      fill[i] = *bits;
+      continue;
+    }
     int64_t a = m.buffers()[i].fillFromArgument;
     if (a < 0)
       continue;

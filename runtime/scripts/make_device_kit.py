@@ -9,7 +9,8 @@ The kit holds nvfp4-run, libnvfp4_runtime.so and nvfp4_runtime.py (nothing
 else: they need no LLVM), the integration cases (kernels, manifests, inputs,
 expected bytes; integration_test/make_cases.py writes them) plus three of
 its own -- a quantize with a given amax (a buffer filled from a scalar
-argument), a PTX bundle (JIT-compiled by the driver) and hand-written PTX
+argument), one with a constant amax (a buffer filled with "fill_bits"), a
+PTX bundle (JIT-compiled by the driver) and hand-written PTX
 kernels for the 48 KiB dynamic shared memory opt-in and a fault -- and
 device_check.py. On the GPU machine (device tool, carrying the kit):
 
@@ -30,6 +31,17 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 
 AMAX_PROGRAM = """\
 func.func @main(%x: tensor<128x256xbf16>, %a: f32) -> !nvfp4.tensor<128x256xf4E2M1FN, scale = f8E4M3FN, block = 1x16> {
+  %q = nvfp4.quantize %x amax(%a) : tensor<128x256xbf16> -> !nvfp4.tensor<128x256xf4E2M1FN, scale = f8E4M3FN, block = 1x16>
+  return %q : !nvfp4.tensor<128x256xf4E2M1FN, scale = f8E4M3FN, block = 1x16>
+}
+"""
+
+
+# A static calibration amax: the buffer is filled with the bits of 3.0
+# (fill_bits 0x40400000).
+CONSTANT_AMAX_PROGRAM = """\
+func.func @main(%x: tensor<128x256xbf16>) -> !nvfp4.tensor<128x256xf4E2M1FN, scale = f8E4M3FN, block = 1x16> {
+  %a = arith.constant 3.0 : f32
   %q = nvfp4.quantize %x amax(%a) : tensor<128x256xbf16> -> !nvfp4.tensor<128x256xf4E2M1FN, scale = f8E4M3FN, block = 1x16>
   return %q : !nvfp4.tensor<128x256xf4E2M1FN, scale = f8E4M3FN, block = 1x16>
 }
@@ -95,6 +107,23 @@ def main():
     with open(os.path.join(case, "meta.json"), "w") as f:
         json.dump({"kind": "quantize", "args": ["x", "a"],
                    "scalars": {"a": 6.5},
+                   "results": ["codes", "scales", "amax"]}, f)
+
+    # The same with a constant amax: its buffer is filled with fill_bits.
+    const_case = os.path.join(cases, "quantize_constant_amax")
+    os.makedirs(const_case)
+    with open(os.path.join(const_case, "program.mlir"), "w") as f:
+        f.write(CONSTANT_AMAX_PROGRAM)
+    compile_(os.path.join(const_case, "program.mlir"),
+             os.path.join(const_case, "kernels.cubin"),
+             report=os.path.join(const_case, "report.json"))
+    q = nvfp4.quantize(x, amax=3.0)
+    np.savez(os.path.join(const_case, "data.npz"), in_x=x,
+             want_codes=q.packed.reshape(-1),
+             want_scales=np.asarray(q.scales, np.uint8).reshape(-1),
+             want_amax=np.array([q.amax], np.float32).view(np.uint32))
+    with open(os.path.join(const_case, "meta.json"), "w") as f:
+        json.dump({"kind": "quantize", "args": ["x"],
                    "results": ["codes", "scales", "amax"]}, f)
 
     # The same quantize_1x16_rn case as PTX.

@@ -139,6 +139,78 @@ TEST(RuntimeManifest, ConstantsAndFills) {
   EXPECT_EQ(p[4].value->intValue, 1);
 }
 
+TEST(RuntimeManifest, FillBits) {
+  // A constant fill (the static amax 3.0 of a quantize) and the extremes of
+  // the 32-bit range; such buffers are not poisoned first.
+  std::string json = manifest(
+      R"([{"element_type": "i32", "elements": 1, "zero_initialized": false,
+           "fill_bits": 1077936128, "result": 0},
+          {"element_type": "f32", "elements": 8, "fill_bits": 4294967295},
+          {"element_type": "i32", "elements": 2, "fill_bits": 0},
+          {"element_type": "f32", "elements": 2}])",
+      "[]");
+  Expected<Manifest> m = Manifest::parse(json);
+  ASSERT_TRUE(m.ok()) << m.message();
+  const std::vector<BufferSpec> &b = m->buffers();
+  ASSERT_EQ(b.size(), 4u);
+  EXPECT_EQ(b[0].fillBits, std::optional<uint32_t>(0x40400000u));
+  EXPECT_EQ(b[1].fillBits, std::optional<uint32_t>(0xFFFFFFFFu));
+  EXPECT_EQ(b[2].fillBits, std::optional<uint32_t>(0u));
+  EXPECT_FALSE(b[3].fillBits);
+  EXPECT_FALSE(b[0].zeroInitialized);
+  EXPECT_EQ(b[0].fillFromArgument, -1);
+  // A constant fill uses no argument.
+  EXPECT_TRUE(m->arguments().empty());
+  std::string text = m->describe();
+  EXPECT_NE(text.find("buffer 0: 1 x i32 (4 bytes), filled with 0x40400000, "
+                      "result 0\n"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("buffer 1: 8 x f32 (32 bytes), filled with "
+                      "0xffffffff\n"),
+            std::string::npos)
+      << text;
+}
+
+TEST(RuntimeManifest, FillBitsErrors) {
+  auto buffer = [](const std::string &fields) {
+    return manifest(R"([{"element_type": "i32", "elements": 4, )" + fields +
+                        "}]",
+                    "[]");
+  };
+  const char *const notPattern =
+      "is not a 32-bit pattern (an integer from 0 to 4294967295)";
+  expectError(buffer(R"("fill_bits": 4294967296)"),
+              std::string("buffers[0]: \"fill_bits\" 4294967296 ") +
+                  notPattern);
+  expectError(buffer(R"("fill_bits": 18446744073709551615)"),
+              std::string("\"fill_bits\" 18446744073709551615 ") + notPattern);
+  expectError(buffer(R"("fill_bits": -1)"),
+              std::string("\"fill_bits\" -1 ") + notPattern);
+  expectError(buffer(R"("fill_bits": 1.5)"),
+              std::string("\"fill_bits\" 1.5 ") + notPattern);
+  expectError(buffer(R"("fill_bits": "0x40400000")"),
+              std::string("\"fill_bits\" \"0x40400000\" ") + notPattern);
+  expectError(buffer(R"("fill_bits": 7, "fill_from_argument": 1)"),
+              "buffers[0]: \"fill_bits\" and \"fill_from_argument\" both "
+              "fill the buffer");
+  expectError(buffer(R"("fill_bits": 7, "zero_initialized": true)"),
+              "buffers[0]: \"fill_bits\" and \"zero_initialized\": true "
+              "both set the buffer's contents");
+  expectError(buffer(R"("fill_bits": 7, "argument": 2)"),
+              "buffers[0]: \"fill_bits\" on a buffer that holds argument 2");
+  expectError(manifest(R"([{"element_type": "bf16", "elements": 4,
+                             "fill_bits": 7}])",
+                       "[]"),
+              "buffers[0]: \"fill_bits\" fills 32-bit elements, but the "
+              "buffer's are bf16");
+  expectError(manifest(R"([{"element_type": "i64", "elements": 4,
+                             "fill_bits": 7}])",
+                       "[]"),
+              "\"fill_bits\" fills 32-bit elements, but the buffer's are "
+              "i64");
+}
+
 TEST(RuntimeManifest, Errors) {
   expectError("{", "m.json: not valid JSON");
   expectError("[]", "not a JSON object");

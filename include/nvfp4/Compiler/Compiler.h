@@ -90,6 +90,9 @@ struct BufferInfo {
   int64_t result = -1;        ///< returned as host function result N
   bool zeroInitialized = false;
   int64_t fillFromArgument = -1; ///< every element set to scalar argument N
+  /// Every 32-bit element set to these bits: a memset with a constant that
+  /// is not zero (e.g. the static amax of a quantization for inference).
+  std::optional<uint32_t> fillBits;
 };
 
 /// One kernel and how the host launches it.

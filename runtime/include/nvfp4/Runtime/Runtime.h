@@ -29,7 +29,9 @@
 //    as raw bytes by setInput);
 //  - every other buffer starts as 0xAB bytes ("poison") or, with
 //    "zero_initialized", as zeros; with "fill_from_argument": N every
-//    element is then set to scalar argument N (its bits; see Manifest.cpp);
+//    element is then set to scalar argument N (its bits; see Manifest.cpp),
+//    with "fill_bits": B (32-bit elements only) every element to the bits B
+//    (a constant fill, e.g. a static amax);
 //  - kernels are launched in manifest order; a pointer parameter gets its
 //    buffer, a scalar parameter its host argument or its constant "value",
 //    a "tensormap" parameter the device address of a CUtensorMap over its
@@ -183,6 +185,9 @@ struct BufferSpec {
   int64_t result = -1;           ///< is host-function result N
   bool zeroInitialized = false;  ///< starts as zeros (else 0xAB poison)
   int64_t fillFromArgument = -1; ///< every element set to scalar argument N
+  /// Every (32-bit) element set to these bits (a constant fill); never
+  /// with argument, zeroInitialized or fillFromArgument.
+  std::optional<uint32_t> fillBits;
   /// Size in bytes (elements * element size).
   size_t bytes() const {
     return static_cast<size_t>(elements) * scalarTypeSize(elementType);
