@@ -136,6 +136,19 @@ def torch_quantize_given(x, amax):
     return packed, scale.view(torch.uint8)
 
 
+def compare_fused(path, label, fused_label, name, args, fused_suffix="",
+                  repeat=10):
+    """Times program `name` + fused_suffix against `name`_unfused (the same
+    IR compiled without the fusion) and prints both and the ratio."""
+    fused = program(path, name + fused_suffix, args)
+    unfused = program(path, name + "_unfused", args)
+    fused_ms = time_ms(fused, repeat=repeat)
+    unfused_ms = time_ms(unfused, repeat=repeat)
+    print(f"{label}: {fused_label} ({' + '.join(fused.kernels)}) "
+          f"{fused_ms:.4f} ms, unfused ({' + '.join(unfused.kernels)}) "
+          f"{unfused_ms:.4f} ms: {unfused_ms / fused_ms:.3f} x faster fused")
+
+
 def main():
     path = sys.argv[1]
     dev = cp.cuda.runtime.getDeviceProperties(0)["name"].decode()
@@ -218,36 +231,22 @@ def main():
           f"{go_ms:.3f} ms = {g_ms / go_ms:.3f} x the GEMM alone")
     chain_args = [codes_a, scales_a, amax, codes_b, scales_b, amax.copy(),
                   codes_b, scales_b, amax.copy()]
-    fused = program(path, "gemm_quantize", chain_args)
-    unfused = program(path, "gemm_quantize_unfused", chain_args)
-    fused_ms, unfused_ms = time_ms(fused, repeat=10), time_ms(unfused, repeat=10)
-    print(f"GEMM -> quantize -> GEMM {N}^3: fused output amax "
-          f"({' + '.join(fused.kernels)}) {fused_ms:.3f} ms, unfused "
-          f"({' + '.join(unfused.kernels)}) {unfused_ms:.3f} ms: "
-          f"{unfused_ms / fused_ms:.3f} x faster fused")
+    compare_fused(path, f"GEMM -> quantize -> GEMM {N}^3", "fused output amax",
+                  "gemm_quantize", chain_args)
     # A static amax: the quantization moves into the first GEMM's epilogue
     # (codes and scales written there; no BF16 C in memory).
-    static_args = chain_args + [1000.0]
-    fused = program(path, "gemm_quantize_static", static_args)
-    unfused = program(path, "gemm_quantize_static_unfused", static_args)
-    fused_ms, unfused_ms = time_ms(fused, repeat=10), time_ms(unfused, repeat=10)
-    print(f"GEMM -> quantize (static amax) -> GEMM {N}^3: epilogue quantization "
-          f"({' + '.join(fused.kernels)}) {fused_ms:.3f} ms, unfused "
-          f"({' + '.join(unfused.kernels)}) {unfused_ms:.3f} ms: "
-          f"{unfused_ms / fused_ms:.3f} x faster fused")
+    compare_fused(path, f"GEMM -> quantize (static amax) -> GEMM {N}^3",
+                  "epilogue quantization", "gemm_quantize_static",
+                  chain_args + [1000.0])
     # K = 256: the memory-bound case, where C's write and re-read matter.
     ca = cp.asarray(rng.integers(0, 256, N * 256 // 2, dtype=cp.uint8))
     sa = cp.full(N * 256 // 16, 0x38, cp.uint8)
     cb = cp.asarray(rng.integers(0, 256, N * 256 // 2, dtype=cp.uint8))
     sb = cp.full((N // 16) * (256 // 16), 0x38, cp.uint8)
     k_args = [ca, sa, amax.copy(), cb, sb, amax.copy(), 1000.0]
-    fused = program(path, "gemm_k256_quantize_fused", k_args)
-    unfused = program(path, "gemm_k256_quantize_unfused", k_args)
-    fused_ms, unfused_ms = time_ms(fused, repeat=20), time_ms(unfused, repeat=20)
-    print(f"GEMM {N}x{N}x256 + quantize (static amax): epilogue quantization "
-          f"({' + '.join(fused.kernels)}) {fused_ms:.4f} ms, unfused "
-          f"({' + '.join(unfused.kernels)}) {unfused_ms:.4f} ms: "
-          f"{unfused_ms / fused_ms:.3f} x faster fused")
+    compare_fused(path, f"GEMM {N}x{N}x256 + quantize (static amax)",
+                  "epilogue quantization", "gemm_k256_quantize", k_args,
+                  fused_suffix="_fused", repeat=20)
     triton_peer(flops, cublas_ms)
     jax_peer(flops, cublas_ms)
 

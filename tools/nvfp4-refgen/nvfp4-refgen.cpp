@@ -338,6 +338,21 @@ std::vector<float> hadamardOrFail(const std::vector<float> &data,
   return check(hadamardTransform(data.data(), data.size(), hadamardMask(opts)));
 }
 
+/// Unpacks the block-scaled %`name` of `type` and expects the library's
+/// quantization `want` (codes, linear scales, amax) in it.
+void expectQuantized(Program &p, const std::string &name,
+                     const std::string &type, const QuantizedTensor &want) {
+  p.line("%codes, %scales, %amax = nvfp4.unpack %" + name + " : " + type);
+  std::string shape = shapeText(want.Rows, want.Cols);
+  p.expectEqual("codes", p.codeBytes("codes", shape), want.Codes, shape, "i8");
+  std::string sShape = scaleShape(want, false);
+  p.expectEqual("scales", p.bits("scales", sShape, "f8E4M3FN", "i8"),
+                want.Scales, sShape, "i8");
+  p.line("%amax_t = tensor.from_elements %amax : tensor<1xf32>");
+  p.expectEqual("amax", p.bits("amax_t", "1", "f32", "i32"),
+                toF32Bits({want.Amax}), "1", "i32");
+}
+
 //===----------------------------------------------------------------------===//
 // Commands
 //===----------------------------------------------------------------------===//
@@ -492,15 +507,7 @@ void emitMatmul(const Options &opts, Program &p) {
            "alpha(%alpha) : " +
            tensorType(m, k, a.Block, false) + ", " +
            tensorType(n, k, b.Block, false) + " -> " + type);
-    p.line("%codes, %scales, %amax = nvfp4.unpack %q : " + type);
-    p.expectEqual("codes", p.codeBytes("codes", shape), wantQ.Codes, shape,
-                  "i8");
-    std::string sShape = scaleShape(wantQ, false);
-    p.expectEqual("scales", p.bits("scales", sShape, "f8E4M3FN", "i8"),
-                  wantQ.Scales, sShape, "i8");
-    p.line("%amax_t = tensor.from_elements %amax : tensor<1xf32>");
-    p.expectEqual("amax", p.bits("amax_t", "1", "f32", "i32"),
-                  toF32Bits({wantQ.Amax}), "1", "i32");
+    expectQuantized(p, "q", type, wantQ);
     return;
   }
   bool outputAmax = opts.has("output-amax");
@@ -537,15 +544,7 @@ void emitTranspose(const Options &opts, Program &p) {
   std::string from = tensorType(rows, cols, options.Block, false);
   std::string to = tensorType(cols, rows, options.Block, false);
   p.line("%t = nvfp4.transpose %q : " + from + " -> " + to);
-  p.line("%codes, %scales, %amax = nvfp4.unpack %t : " + to);
-  std::string shape = shapeText(cols, rows);
-  p.expectEqual("codes", p.codeBytes("codes", shape), want.Codes, shape, "i8");
-  std::string sShape = scaleShape(want, false);
-  p.expectEqual("scales", p.bits("scales", sShape, "f8E4M3FN", "i8"),
-                want.Scales, sShape, "i8");
-  p.line("%amax_t = tensor.from_elements %amax : tensor<1xf32>");
-  p.expectEqual("amax", p.bits("amax_t", "1", "f32", "i32"),
-                toF32Bits({want.Amax}), "1", "i32");
+  expectQuantized(p, "t", to, want);
 }
 
 } // namespace

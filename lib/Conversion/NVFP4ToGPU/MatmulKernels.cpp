@@ -328,10 +328,18 @@ void launchGemm(ConversionPatternRewriter &rewriter, Location loc,
                plan->sharedMemoryBytes(), args);
 }
 
-struct ScaledMatmulToGPU : OpConversionPattern<ScaledMatmulOp> {
-  ScaledMatmulToGPU(const TypeConverter &converter, MLIRContext *ctx,
-                    const ::nvfp4::target::ChipInfo &chip)
-      : OpConversionPattern(converter, ctx), chip(chip) {}
+/// A conversion pattern that lowers for one chip.
+template <typename OpT>
+struct ChipConversionPattern : OpConversionPattern<OpT> {
+  ChipConversionPattern(const TypeConverter &converter, MLIRContext *ctx,
+                        const ::nvfp4::target::ChipInfo &chip)
+      : OpConversionPattern<OpT>(converter, ctx), chip(chip) {}
+
+  const ::nvfp4::target::ChipInfo &chip;
+};
+
+struct ScaledMatmulToGPU : ChipConversionPattern<ScaledMatmulOp> {
+  using ChipConversionPattern::ChipConversionPattern;
 
   LogicalResult
   matchAndRewrite(ScaledMatmulOp op, OneToNOpAdaptor adaptor,
@@ -362,18 +370,13 @@ struct ScaledMatmulToGPU : OpConversionPattern<ScaledMatmulOp> {
     rewriter.replaceOp(op, results);
     return success();
   }
-
-private:
-  const ::nvfp4::target::ChipInfo &chip;
 };
 
 /// The GEMM whose epilogue quantizes C: its results are the codes, scales
 /// and (given) amax buffers of the block-scaled value.
 struct ScaledMatmulQuantizeToGPU
-    : OpConversionPattern<ScaledMatmulQuantizeOp> {
-  ScaledMatmulQuantizeToGPU(const TypeConverter &converter, MLIRContext *ctx,
-                            const ::nvfp4::target::ChipInfo &chip)
-      : OpConversionPattern(converter, ctx), chip(chip) {}
+    : ChipConversionPattern<ScaledMatmulQuantizeOp> {
+  using ChipConversionPattern::ChipConversionPattern;
 
   LogicalResult
   matchAndRewrite(ScaledMatmulQuantizeOp op, OneToNOpAdaptor adaptor,
@@ -409,9 +412,6 @@ struct ScaledMatmulQuantizeToGPU
     rewriter.replaceOpWithMultiple(op, {{codes, scales, amax}});
     return success();
   }
-
-private:
-  const ::nvfp4::target::ChipInfo &chip;
 };
 } // namespace
 

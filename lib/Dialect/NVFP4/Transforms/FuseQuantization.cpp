@@ -37,15 +37,30 @@ static bool dominatesInBlock(Operation *a, Operation *b) {
   return ancestor && ancestor != a && a->isBeforeInBlock(ancestor);
 }
 
+namespace {
+/// A rewrite pattern that adds what it did to a FusionCounters field.
+template <typename OpT>
+struct CountingPattern : public OpRewritePattern<OpT> {
+  CountingPattern(MLIRContext *ctx, FusionCounters *counters)
+      : OpRewritePattern<OpT>(ctx), counters(counters) {}
+
+  void count(uint64_t FusionCounters::*field, uint64_t n = 1) const {
+    if (counters)
+      counters->*field += n;
+  }
+
+  FusionCounters *counters;
+};
+} // namespace
+
 //===----------------------------------------------------------------------===//
 // share-amax
 //===----------------------------------------------------------------------===//
 
 namespace {
 /// Gives every amax-less quantization of one tensor the same nvfp4.amax.
-struct ShareAmaxPattern : public OpRewritePattern<QuantizeOp> {
-  ShareAmaxPattern(MLIRContext *ctx, FusionCounters *counters)
-      : OpRewritePattern(ctx), counters(counters) {}
+struct ShareAmaxPattern : public CountingPattern<QuantizeOp> {
+  using CountingPattern::CountingPattern;
 
   LogicalResult matchAndRewrite(QuantizeOp op,
                                 PatternRewriter &rewriter) const override {
@@ -96,12 +111,9 @@ struct ShareAmaxPattern : public OpRewritePattern<QuantizeOp> {
     for (QuantizeOp quantize : group)
       rewriter.modifyOpInPlace(quantize,
                                [&] { quantize.getAmaxMutable().assign(amax); });
-    if (counters)
-      counters->sharedAmax += group.size();
+    count(&FusionCounters::sharedAmax, group.size());
     return success();
   }
-
-  FusionCounters *counters;
 };
 } // namespace
 
@@ -147,9 +159,8 @@ namespace {
 /// quantize(transpose(W)) after quantize(W) (or the reverse), both 16x16 RN:
 /// the later one becomes nvfp4.transpose of the earlier one, which is exact
 /// because one scale covers a whole 16x16 tile.
-struct ShareWeightQuantizationPattern : public OpRewritePattern<QuantizeOp> {
-  ShareWeightQuantizationPattern(MLIRContext *ctx, FusionCounters *counters)
-      : OpRewritePattern(ctx), counters(counters) {}
+struct ShareWeightQuantizationPattern : public CountingPattern<QuantizeOp> {
+  using CountingPattern::CountingPattern;
 
   LogicalResult matchAndRewrite(QuantizeOp op,
                                 PatternRewriter &rewriter) const override {
@@ -186,12 +197,9 @@ struct ShareWeightQuantizationPattern : public OpRewritePattern<QuantizeOp> {
 
     rewriter.replaceOpWithNewOp<TransposeOp>(op, op.getType(),
                                              earlier.getResult());
-    if (counters)
-      ++counters->sharedWeightQuantizations;
+    count(&FusionCounters::sharedWeightQuantizations);
     return success();
   }
-
-  FusionCounters *counters;
 };
 } // namespace
 
@@ -220,9 +228,8 @@ namespace {
 /// quantize(hadamard(x)) -> quantize(x) {hadamard}, and the same for the
 /// amax of the RHT, when these are all the RHT's users: the transformed
 /// tensor is then never materialized, and nothing is computed twice.
-struct FoldHadamardPattern : public OpRewritePattern<HadamardOp> {
-  FoldHadamardPattern(MLIRContext *ctx, FusionCounters *counters)
-      : OpRewritePattern(ctx), counters(counters) {}
+struct FoldHadamardPattern : public CountingPattern<HadamardOp> {
+  using CountingPattern::CountingPattern;
 
   LogicalResult matchAndRewrite(HadamardOp op,
                                 PatternRewriter &rewriter) const override {
@@ -245,12 +252,9 @@ struct FoldHadamardPattern : public OpRewritePattern<HadamardOp> {
         user->setAttr("hadamard", mask);
       });
     rewriter.eraseOp(op);
-    if (counters)
-      ++counters->foldedHadamards;
+    count(&FusionCounters::foldedHadamards);
     return success();
   }
-
-  FusionCounters *counters;
 };
 } // namespace
 
@@ -282,9 +286,8 @@ namespace {
 /// result, and that result replaces the quantizations' implicit amax and
 /// every nvfp4.amax of the output. Bit for bit the same amax: max is exact
 /// and the epilogue sees exactly the rounded values it stores.
-struct FuseOutputAmaxPattern : public OpRewritePattern<QuantizeOp> {
-  FuseOutputAmaxPattern(MLIRContext *ctx, FusionCounters *counters)
-      : OpRewritePattern(ctx), counters(counters) {}
+struct FuseOutputAmaxPattern : public CountingPattern<QuantizeOp> {
+  using CountingPattern::CountingPattern;
 
   LogicalResult matchAndRewrite(QuantizeOp op,
                                 PatternRewriter &rewriter) const override {
@@ -325,12 +328,9 @@ struct FuseOutputAmaxPattern : public OpRewritePattern<QuantizeOp> {
     else
       rewriter.modifyOpInPlace(op,
                                [&] { op.getAmaxMutable().assign(fusedAmax); });
-    if (counters)
-      ++counters->fusedOutputAmaxes;
+    count(&FusionCounters::fusedOutputAmaxes);
     return success();
   }
-
-  FusionCounters *counters;
 };
 } // namespace
 
@@ -356,9 +356,8 @@ namespace {
 /// (1x16, round to nearest, linear scales, the product used only here):
 /// one nvfp4.scaled_matmul_quantize, whose epilogue writes codes and scales
 /// instead of the high-precision product.
-struct FuseEpilogueQuantizationPattern : public OpRewritePattern<QuantizeOp> {
-  FuseEpilogueQuantizationPattern(MLIRContext *ctx, FusionCounters *counters)
-      : OpRewritePattern(ctx), counters(counters) {}
+struct FuseEpilogueQuantizationPattern : public CountingPattern<QuantizeOp> {
+  using CountingPattern::CountingPattern;
 
   LogicalResult matchAndRewrite(QuantizeOp op,
                                 PatternRewriter &rewriter) const override {
@@ -389,12 +388,9 @@ struct FuseEpilogueQuantizationPattern : public OpRewritePattern<QuantizeOp> {
     fused->setDiscardableAttrs(matmul->getDiscardableAttrDictionary());
     rewriter.replaceOp(op, fused.getResult());
     rewriter.eraseOp(matmul);
-    if (counters)
-      ++counters->fusedEpilogueQuantizations;
+    count(&FusionCounters::fusedEpilogueQuantizations);
     return success();
   }
-
-  FusionCounters *counters;
 };
 } // namespace
 
