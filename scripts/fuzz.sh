@@ -86,7 +86,9 @@ echo "fuzz: $(ls "$SEEDS" | wc -l) seeds, $(ls "$ROOT/fuzz/corpus" | wc -l) corp
 
 # -close_fd_mask=1: the precision report prints to stdout. -timeout: a
 # single input that takes a minute is a hang worth keeping.
-export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1}
+# allow_user_poisoning=0: see scripts/sanitize.sh (LLVM's allocator poisons
+# slabs by hand in our instrumented code, Debian's libMLIR fills them).
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:allow_user_poisoning=0}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}
 export ASAN_SYMBOLIZER_PATH=$LLVM_PREFIX/bin/llvm-symbolizer
 "$BUILD_DIR/bin/nvfp4-fuzz-opt" "$ROOT/fuzz/corpus" "$SEEDS" \
