@@ -45,15 +45,17 @@ Value kernels::codesAsWords(OpBuilder &b, Location loc, Value codes) {
       indexConstant(b, loc, 0), ValueRange());
 }
 
-Value kernels::deviceAmaxBuffer(Value amax) {
-  auto bitcast = amax.getDefiningOp<arith::BitcastOp>();
-  if (!bitcast)
-    return nullptr;
-  auto load = bitcast.getIn().getDefiningOp<memref::LoadOp>();
-  if (!load || load.getMemRefType() !=
-                   MemRefType::get({1}, IntegerType::get(amax.getContext(), 32)))
-    return nullptr;
-  return load.getMemRef();
+Value kernels::givenAmaxBuffer(OpBuilder &b, Location loc, Value amax) {
+  auto bufferType = MemRefType::get({1}, b.getI32Type());
+  if (auto bitcast = amax.getDefiningOp<arith::BitcastOp>())
+    if (auto load = bitcast.getIn().getDefiningOp<memref::LoadOp>();
+        load && load.getMemRefType() == bufferType)
+      return load.getMemRef();
+  Value buffer = allocDevice(b, loc, bufferType, /*zeroFill=*/false);
+  gpu::MemsetOp::create(
+      b, loc, Type(), ValueRange(), buffer,
+      arith::BitcastOp::create(b, loc, b.getI32Type(), amax));
+  return buffer;
 }
 
 int64_t kernels::product(ArrayRef<int64_t> shape) {

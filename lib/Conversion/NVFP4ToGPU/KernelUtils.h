@@ -62,9 +62,11 @@ Value loadAmax(OpBuilder &b, Location loc, Value amaxBits);
 /// 8-byte stores of a block's codes.
 Value codesAsWords(OpBuilder &b, Location loc, Value codes);
 
-/// The device amax buffer `amax` was loaded from by loadAmax, or null: lets
-/// a consumer take a kernel-computed amax without a host round trip.
-Value deviceAmaxBuffer(Value amax);
+/// The device buffer (memref<1xi32>, FP32 bits) a kernel reads a given f32
+/// `amax` from: the buffer it was loaded from when a kernel computed it
+/// (loadAmax: no round trip through the host), else a new one the host
+/// fills with its bits.
+Value givenAmaxBuffer(OpBuilder &b, Location loc, Value amax);
 
 /// Max of the f32 `max` over the lanes of a warp (xor butterfly), then one
 /// integer atomic max of the FP32 bits into `amaxBits[0]` (memref<1xi32>)

@@ -390,18 +390,8 @@ struct ScaledMatmulQuantizeToGPU
                               false);
     Value scales = allocDevice(rewriter, loc, cast<MemRefType>(partTypes[1]),
                                false);
-    // The given amax: a kernel's device buffer as it is, else written into
-    // one (it is also the result's amax part).
-    Value givenAmax = adaptor.getAmax().front();
-    Value amax = deviceAmaxBuffer(givenAmax);
-    if (!amax) {
-      amax = allocDevice(rewriter, loc,
-                         MemRefType::get({1}, rewriter.getI32Type()), false);
-      gpu::MemsetOp::create(
-          rewriter, loc, Type(), ValueRange(), amax,
-          arith::BitcastOp::create(rewriter, loc, rewriter.getI32Type(),
-                                   givenAmax));
-    }
+    // The given amax (also the result's amax part).
+    Value amax = givenAmaxBuffer(rewriter, loc, adaptor.getAmax().front());
     auto product =
         RankedTensorType::get(type.getShape(), op.getProductElementType());
     launchGemm(rewriter, loc, op->getParentOfType<ModuleOp>(), chip,

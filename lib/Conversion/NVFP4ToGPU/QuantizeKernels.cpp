@@ -314,6 +314,27 @@ Value halfWarpMax(OpBuilder &b, Location loc, Value value) {
   return value;
 }
 
+/// One block's E4M3 scale and its 16 values multiplied by the block's
+/// encode factor, ready for E2M1 rounding (lib/Numerics' quantize).
+struct ScaledRun {
+  Value scaleCode;
+  SmallVector<Value> scaled;
+};
+
+ScaledRun scaleRun(OpBuilder &b, Location loc, ArrayRef<Value> values,
+                   const ScalarBuilder::TensorScale &scale) {
+  ScalarBuilder s(b, loc);
+  Value blockAmax = s.f32(0.0f);
+  for (Value v : values)
+    blockAmax = arith::MaxNumFOp::create(b, loc, blockAmax,
+                                         math::AbsFOp::create(b, loc, v));
+  ScalarBuilder::BlockScale block = s.blockScale(blockAmax, scale);
+  ScaledRun run{block.code, {}};
+  for (Value v : values)
+    run.scaled.push_back(arith::MulFOp::create(b, loc, v, block.encode));
+  return run;
+}
+
 /// The 8 packed bytes (even element in the low nibble) of 16 scaled values,
 /// rounded to nearest even, as two i32 words.
 std::array<Value, 2> packNearestEven(OpBuilder &b, Location loc,
@@ -603,31 +624,24 @@ gpu::GPUFuncOp buildRunQuantizeKernel(ModuleOp module,
             for (Value &v : values)
               v = s.toF32(v);
           }
-          Value blockAmax = s.f32(0.0f);
-          for (Value v : values)
-            blockAmax = arith::MaxNumFOp::create(
-                b, loc, blockAmax, math::AbsFOp::create(b, loc, v));
-          ScalarBuilder::BlockScale block = s.blockScale(blockAmax, scale);
-          SmallVector<Value> scaled;
-          for (Value v : values)
-            scaled.push_back(arith::MulFOp::create(b, loc, v, block.encode));
-          std::array<Value, 2> words;
+          ScaledRun scaledRun = scaleRun(b, loc, values, scale);
+          QuantizedRun quantized{scaledRun.scaleCode, {}};
           if (stochastic) {
             // Philox group = linear index of the first element / 16.
             Value group =
                 arith::IndexCastUIOp::create(b, loc, b.getI64Type(), run);
-            words = packStochastic(b, loc, scaled,
-                                   s.philoxGroup(args[4], group), chip);
+            quantized.words = packStochastic(
+                b, loc, scaledRun.scaled, s.philoxGroup(args[4], group), chip);
           } else {
-            words = packNearestEven(b, loc, scaled, chip);
+            quantized.words = packNearestEven(b, loc, scaledRun.scaled, chip);
           }
           auto ifValid = scf::IfOp::create(b, loc, runs.valid[k], false);
           OpBuilder::InsertionGuard guard(b);
           b.setInsertionPointToStart(ifValid.thenBlock());
-          storeRunCodes(b, loc, codeWords, run, words);
+          storeRunCodes(b, loc, codeWords, run, quantized.words);
           Value offset = scaleOffset(m, type, m.div(run, colBlocks),
                                      m.rem(run, colBlocks));
-          memref::StoreOp::create(b, loc, block.code, args[3],
+          memref::StoreOp::create(b, loc, quantized.scaleCode, args[3],
                                   ValueRange{offset});
         }
       });
@@ -860,17 +874,8 @@ quantizeToBuffers(ConversionPatternRewriter &rewriter, Location loc,
   if (!givenAmax) {
     amax = rhtMask ? launchHadamardAmax(rewriter, loc, module, input, *rhtMask)
                    : launchAmax(rewriter, loc, module, input);
-  } else if (Value buffer = deviceAmaxBuffer(givenAmax)) {
-    // An amax a kernel computed (nvfp4.amax, a GEMM's output amax) stays in
-    // its device buffer: no round trip through the host.
-    amax = buffer;
   } else {
-    // A given amax is written into the device buffer the kernel reads.
-    amax = allocDevice(rewriter, loc,
-                       MemRefType::get({1}, rewriter.getI32Type()), false);
-    Value bits = arith::BitcastOp::create(rewriter, loc, rewriter.getI32Type(),
-                                          givenAmax);
-    gpu::MemsetOp::create(rewriter, loc, Type(), ValueRange(), amax, bits);
+    amax = givenAmaxBuffer(rewriter, loc, givenAmax);
   }
 
   SmallVector<Type> partTypes;
@@ -1014,16 +1019,8 @@ kernels::quantizeRunNearestEven(OpBuilder &b, Location loc,
                                 ArrayRef<Value> values,
                                 const ScalarBuilder::TensorScale &scale,
                                 const ChipInfo &chip) {
-  ScalarBuilder s(b, loc);
-  Value blockAmax = s.f32(0.0f);
-  for (Value v : values)
-    blockAmax = arith::MaxNumFOp::create(b, loc, blockAmax,
-                                         math::AbsFOp::create(b, loc, v));
-  ScalarBuilder::BlockScale block = s.blockScale(blockAmax, scale);
-  SmallVector<Value> scaled;
-  for (Value v : values)
-    scaled.push_back(arith::MulFOp::create(b, loc, v, block.encode));
-  return {block.code, packNearestEven(b, loc, scaled, chip)};
+  ScaledRun run = scaleRun(b, loc, values, scale);
+  return {run.scaleCode, packNearestEven(b, loc, run.scaled, chip)};
 }
 
 void mlir::nvfp4::populateQuantizeToGPUPatterns(const TypeConverter &converter,
