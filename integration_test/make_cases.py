@@ -47,6 +47,27 @@ def make_input(shape, seed, edge=False):
     return bf16_bits(x)
 
 
+def make_cancelling_input(shape, seed):
+    """BF16 runs of 16 whose RHT sums round visibly: small values (2^-8 ..
+    2^8, some FP32-subnormal-sized BF16 subnormals) and two or four copies
+    of one large value +-B (2^16 .. 2^30) that cancel in many outputs, so
+    the butterfly's roundings show in the BF16 results (a kernel that adds
+    in another order mismatches)."""
+    rng = np.random.default_rng(seed)
+    runs = int(np.prod(shape)) // 16
+    x = (np.exp2(rng.uniform(-8, 8, size=(runs, 16)))
+         * rng.choice([-1.0, 1.0], size=(runs, 16))).astype(np.float32)
+    tiny = rng.random((runs, 16)) < 0.05
+    x[tiny] = np.float32(2.0 ** -130) * rng.integers(1, 8, size=tiny.sum())
+    big = np.exp2(rng.integers(16, 31, size=runs)) * (
+        1 + rng.integers(0, 128, size=runs) / 128)
+    for r in range(runs):
+        copies = rng.choice([2, 4])
+        for position in rng.integers(0, 16, size=copies):
+            x[r, position] = big[r] * rng.choice([-1.0, 1.0])
+    return bf16_bits(x.reshape(shape))
+
+
 def tensor_type(shape, block, swizzled):
     dims = "x".join(str(d) for d in shape)
     layout = ", layout = swizzled_128x4" if swizzled else ""
@@ -97,11 +118,12 @@ def quantize_case(out, args, name, shape, block=(1, 16), rounding="rn",
 
 
 def rht_quantize_case(out, args, name, shape, rounding="sr", seed=0,
-                      edge=False, amax=None, data_seed=3):
+                      edge=False, amax=None, data_seed=3, cancel=False):
     """nvfp4.hadamard followed by its only user, a 1x16 quantization: the
     compiler fuses them (one RHT + amax pass, one RHT + quantize kernel);
     the bytes must equal the library's quantize(hadamard(x))."""
-    x = make_input(shape, data_seed, edge)
+    x = (make_cancelling_input(shape, data_seed) if cancel
+         else make_input(shape, data_seed, edge))
     h = nvfp4.hadamard(x)
     q = nvfp4.quantize(h, rounding=rounding, seed=seed, amax=amax)
     dims = "x".join(str(d) for d in shape)
@@ -122,8 +144,8 @@ def rht_quantize_case(out, args, name, shape, rounding="sr", seed=0,
                 "results": ["codes", "scales", "amax"]}, args)
 
 
-def hadamard_case(out, args, name, shape):
-    x = make_input(shape, 7)
+def hadamard_case(out, args, name, shape, cancel=False):
+    x = make_cancelling_input(shape, 7) if cancel else make_input(shape, 7)
     want = nvfp4.hadamard(x)
     dims = "x".join(str(d) for d in shape)
     mlir = (f"func.func @main(%x: tensor<{dims}xbf16>) -> tensor<{dims}xbf16> {{\n"
@@ -393,6 +415,15 @@ def main():
     rht_quantize_case(out, args, "rht_quantize_sr_amax_given", (128, 512),
                       seed=9, amax=np.float32(1000.0))
     hadamard_case(out, args, "hadamard", (128, 512))
+    # The butterfly's order (NUMERICS.md section 4) where it shows: data
+    # whose FP32 sums round (refgen --data=cancel's kind), the RHT alone, in
+    # the post-RHT amax and in the quantization, RN and SR with a 64-bit
+    # seed.
+    hadamard_case(out, args, "hadamard_cancel", (96, 512), cancel=True)
+    rht_quantize_case(out, args, "rht_quantize_rn_cancel", (128, 256),
+                      rounding="rn", cancel=True)
+    rht_quantize_case(out, args, "rht_quantize_sr_cancel_seed64", (64, 512),
+                      seed=0xFEDCBA9876543210, cancel=True, data_seed=5)
     dequantize_case(out, args, "dequantize_1x16", (128, 256), (1, 16))
     dequantize_case(out, args, "dequantize_16x16", (128, 256), (16, 16))
     # The dgrad copy of a 16x16 weight quantization (nvfp4.transpose).

@@ -38,7 +38,10 @@ DTYPES = {"bf16": np.uint16, "f16": np.uint16, "f32": np.float32,
 
 
 def scalar(type_name, value):
-    return {"i64": np.int64, "i32": np.int32, "f32": np.float32}[type_name](value)
+    if type_name == "i64":
+        # A 64-bit seed in [0, 2**64) travels as the i64 of the same bits.
+        return np.uint64(value).view(np.int64)
+    return {"i32": np.int32, "f32": np.float32}[type_name](value)
 
 
 def as_f32(raw_bytes, meta, name=None):

@@ -39,22 +39,22 @@ nvfp4::numerics::hadamardTransform(const float *Data, size_t Count,
                            "element " +
                            std::to_string(I) + " is not");
 
-  std::array<float, kHadamardSize * kHadamardSize> Matrix;
-  for (unsigned Row = 0; Row < kHadamardSize; ++Row)
-    for (unsigned Col = 0; Col < kHadamardSize; ++Col)
-      Matrix[Row * kHadamardSize + Col] =
-          hadamardMatrixEntry(Row, Col, SignMask);
-
   std::vector<float> Result(Count);
   for (size_t Chunk = 0; Chunk < Count; Chunk += kHadamardSize) {
-    const float *In = Data + Chunk;
-    for (size_t Col = 0; Col < kHadamardSize; ++Col) {
-      // The sequential order is the spec (see the header); +0.0f start.
-      float Sum = 0.0f;
-      for (size_t Row = 0; Row < kHadamardSize; ++Row)
-        Sum += In[Row] * Matrix[Row * kHadamardSize + Col];
-      Result[Chunk + Col] = roundToBF16(Sum);
-    }
+    // The butterfly of the header, in this order: it is the spec.
+    std::array<float, kHadamardSize> U;
+    for (size_t I = 0; I < kHadamardSize; ++I)
+      U[I] = (SignMask >> I) & 1u ? -Data[Chunk + I] : Data[Chunk + I];
+    for (size_t Half = 1; Half < kHadamardSize; Half *= 2)
+      for (size_t I = 0; I < kHadamardSize; ++I) {
+        if (I & Half)
+          continue;
+        float A = U[I], B = U[I + Half];
+        U[I] = A + B;
+        U[I + Half] = A - B;
+      }
+    for (size_t I = 0; I < kHadamardSize; ++I)
+      Result[Chunk + I] = roundToBF16(U[I] * 0.25f);
   }
   return Result;
 }

@@ -150,9 +150,12 @@ def dequantize(q):
 def hadamard(x, sign_mask=DEFAULT_SIGN_MASK):
     """16-point Random Hadamard Transform along the last dimension.
 
-    Each run v of 16 elements becomes v @ (diag(sign) @ H16 / 4), summed
-    sequentially in FP32 and rounded to bfloat16. Returns float32 values for
-    float32 input and uint16 bfloat16 bit patterns for uint16 input.
+    Each run v of 16 elements becomes v @ (diag(sign) @ H16 / 4), computed
+    as the FP32 fast Walsh-Hadamard butterfly (sign flips, stages h = 1, 2,
+    4, 8 of (a + b, a - b) on pairs (i, i + h), times 0.25) and rounded to
+    bfloat16; it equals the exact product whenever the FP32 sums are exact.
+    Returns float32 values for float32 input and uint16 bfloat16 bit
+    patterns for uint16 input.
     """
     return _nvfp4.hadamard(x, sign_mask)
 

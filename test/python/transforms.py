@@ -23,10 +23,48 @@ def bf16(values):
     return (bits & np.uint32(0xFFFF0000)).view(np.float32)
 
 
+def round_bf16(values):
+    """float32 -> nearest-even bfloat16 values (as float32), on the bits."""
+    bits = np.asarray(values, dtype=np.float32).view(np.uint32).astype(np.uint64)
+    rounded = (bits + 0x7FFF + ((bits >> 16) & 1)) & 0xFFFF0000
+    return rounded.astype(np.uint32).view(np.float32)
+
+
+def signs_of(mask):
+    return np.array([-1.0 if mask >> i & 1 else 1.0 for i in range(16)])
+
+
+def recursive_rht(x, mask):
+    """H_2n [a; b] = [H_n a + H_n b; H_n a - H_n b] on the halves, in float32
+    (numpy rounds each operation to nearest even): the additions of the
+    spec's butterfly on the same operands."""
+    def transform(v):
+        if v.shape[-1] == 1:
+            return v
+        half = v.shape[-1] // 2
+        a, b = transform(v[..., :half]), transform(v[..., half:])
+        return np.concatenate([a + b, a - b], axis=-1)
+    runs = x.reshape(-1, 16).astype(np.float32)
+    flipped = np.where(signs_of(mask) < 0, -runs, runs).astype(np.float32)
+    return round_bf16(transform(flipped) * np.float32(0.25)).reshape(x.shape)
+
+
+def cancelling_runs(rng, runs):
+    """Small values and two copies of a large one, +-B, that cancel in half
+    of the outputs: the FP32 roundings of the sums show in BF16."""
+    x = bf16(np.exp2(rng.uniform(-8, 8, size=(runs, 16)))
+             * rng.choice([-1.0, 1.0], size=(runs, 16)))
+    big = bf16(np.exp2(rng.integers(16, 31, size=runs)).astype(np.float32))
+    for r in range(runs):
+        for position in rng.choice(16, 2, replace=False):
+            x[r, position] = big[r] * rng.choice([-1.0, 1.0])
+    return x
+
+
 class HadamardTest(unittest.TestCase):
     def test_matches_matrix_product_on_exact_data(self):
         # Small integers times a power of two: every FP32 partial sum is exact,
-        # so the sequential FP32 sum equals the float64 matrix product.
+        # so the FP32 butterfly equals the float64 matrix product.
         rng = np.random.default_rng(3)
         x = (rng.integers(-255, 256, size=(6, 64)) * 2.0 ** -7).astype(np.float32)
         mask = nvfp4.DEFAULT_SIGN_MASK
@@ -39,6 +77,18 @@ class HadamardTest(unittest.TestCase):
         rounded = ((bits + 0x7FFF + ((bits >> 16) & 1)) & 0xFFFF0000)
         expected = rounded.astype(np.uint32).view(np.float32)
         np.testing.assert_array_equal(nvfp4.hadamard(x), expected)
+
+    def test_matches_recursive_butterfly_when_sums_round(self):
+        rng = np.random.default_rng(8)
+        x = cancelling_runs(rng, 256)
+        for mask in (nvfp4.DEFAULT_SIGN_MASK, 0, 0xFFFF, 0x3C5A):
+            got = nvfp4.hadamard(x, sign_mask=mask)
+            np.testing.assert_array_equal(got.view(np.uint32),
+                                          recursive_rht(x, mask).view(np.uint32))
+            # The data exercises the roundings: the exact product differs.
+            r = np.diag(signs_of(mask)) @ sylvester_hadamard(16) * 0.25
+            exact = round_bf16((x.astype(np.float64) @ r).astype(np.float32))
+            self.assertGreater(np.sum(np.any(exact != got, axis=1)), 30)
 
     def test_transform_of_identity_is_orthonormal(self):
         # The images of the unit vectors are the rows of R; R R^T = I exactly

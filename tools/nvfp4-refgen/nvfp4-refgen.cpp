@@ -25,7 +25,7 @@
 //
 // Options: --shape=RxC, --m/--n/--k, --block[-a|-b]=1x16|16x16,
 // --rounding=rn|sr, --seed=N (SR key), --amax=F (explicit amax),
-// --layout=linear|swizzled, --data=random|edge|zero|inf, --data-seed=N,
+// --layout=linear|swizzled, --data=random|edge|zero|inf|cancel, --data-seed=N,
 // --sign-mask=N, --hadamard=N (quantize/amax), --output-amax (matmul),
 // --alpha=F, --out=f32|bf16, --corrupt (flip one expected byte: a negative
 // control showing the comparison can fail).
@@ -106,7 +106,10 @@ const char *blockSyntax(BlockShape block) {
 /// power of two in [2^-12, 2^12], so block scales cover E4M3's range
 /// (subnormal ones included). `edge`: random data with NUMERICS.md section 6
 /// cases planted in the first blocks. `zero`: all zeros. `inf`: random data
-/// with one +inf.
+/// with one +inf. `cancel`: runs of 16 whose RHT sums round visibly (small
+/// values from 2^-8 to 2^8 and two or four copies of one large value, +-B
+/// with B in 2^16 .. 2^31, that cancel in many outputs), so that a wrong
+/// order of the RHT's additions shows in the BF16 results.
 std::vector<float> makeData(int64_t rows, int64_t cols, const Options &opts,
                             int64_t stream) {
   std::mt19937_64 rng(opts.getInt("data-seed", 1) * 1000003 + stream);
@@ -116,6 +119,22 @@ std::vector<float> makeData(int64_t rows, int64_t cols, const Options &opts,
   std::vector<float> data(rows * cols);
   if (kind == "zero")
     return data;
+  if (kind == "cancel") {
+    std::uniform_real_distribution<double> smallExponent(-8.0, 8.0);
+    std::uniform_int_distribution<int> bigExponent(16, 30);
+    for (int64_t run = 0; run < rows * cols / 16; ++run) {
+      float *values = data.data() + 16 * run;
+      for (int64_t i = 0; i < 16; ++i)
+        values[i] = roundToBF16(float(std::exp2(smallExponent(rng))) *
+                                (rng() & 1 ? -1.0f : 1.0f));
+      float big = roundToBF16(std::ldexp(1.0f + float(rng() % 128) / 128.0f,
+                                         bigExponent(rng)));
+      int copies = rng() & 1 ? 2 : 4;
+      for (int c = 0; c < copies; ++c)
+        values[rng() % 16] = rng() & 1 ? big : -big;
+    }
+    return data;
+  }
   for (int64_t r = 0; r < rows; ++r) {
     for (int64_t b = 0; b < cols / 16; ++b) {
       float scale = std::ldexp(1.0f, exponent(rng));

@@ -67,7 +67,9 @@ def ConvertNVFP4ToGPU : Pass<"convert-nvfp4-to-gpu", "ModuleOp"> {
       (sm_90a); stochastic rounding uses `cvt.rs.satfinite.e2m1x4.f32` on
       sm_100a/sm_103a and the software formula of docs/Numerics.md on
       sm_120a/sm_90a, with the same Philox4x32-10 bits everywhere;
-    * `nvfp4.hadamard`, `nvfp4.dequantize`: one thread per 16 elements;
+    * `nvfp4.hadamard`, `nvfp4.dequantize`: one thread per 16 elements
+      (the RHT as the register butterfly of NUMERICS.md section 4, also
+      where it is fused into an amax or a quantization);
     * `nvfp4.transpose`: one thread per output code byte, gathering one
       nibble from each of two input rows; the first threads also move the
       tile scales; the amax buffer is shared with the input.

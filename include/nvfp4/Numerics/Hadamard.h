@@ -11,12 +11,15 @@
 //   R         = diag(sign) * H16 * 0.25               (entries +-0.25)
 //   w         = v * R for every run v of 16 elements along the last dimension
 //
-// Summation order (part of the spec, so that every target reproduces the bits):
-//   w_c = (((+0.0f + t_0) + t_1) + ... ) + t_15,  t_r = v_r * R[r][c],
-// evaluated left to right in binary32, then rounded once to BF16 (RNE). Each
-// t_r is exact because v is BF16 and R[r][c] is a power of two, so the only
-// roundings are the 16 additions and the final BF16 rounding. A butterfly
-// (fast Walsh-Hadamard) evaluation may round differently and is not allowed.
+// Order of operations (part of the spec, so that every target reproduces the
+// bits): the fast Walsh-Hadamard butterfly in binary32,
+//   u_i = sign_i * v_i                                           (exact)
+//   for h = 1, 2, 4, 8, for each i with (i & h) == 0:
+//     (u_i, u_{i+h}) = (u_i + u_{i+h}, u_i - u_{i+h})            (RNE)
+//   w_i = bf16_RNE(u_i * 0.25)                  (the multiply is exact unless
+//                                                it underflows binary32)
+// It equals v * R exactly whenever the 64 sums are exact, e.g. when the
+// non-zero inputs of the run span at most 12 binades (docs/Numerics.md).
 //
 //===----------------------------------------------------------------------===//
 

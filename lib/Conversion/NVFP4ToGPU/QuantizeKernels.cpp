@@ -28,7 +28,6 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
-#include "llvm/ADT/bit.h"
 #include "llvm/Support/MathExtras.h"
 
 #include <optional>
@@ -112,35 +111,34 @@ SmallVector<Value> loadSixteen(OpBuilder &b, Location loc, Value memref,
   return extendSixteen(b, loc, loadSixteenRaw(b, loc, memref, base));
 }
 
-/// The 16-point RHT of one run (NUMERICS.md section 4): output c is
-/// sum over rows r = 0..15, in row order from +0.0, of v[r] * (+-0.25),
-/// in FP32, rounded to `roundTo` (RNE). The products are exact (a power-of-
-/// two scaling), so each output is the same sequence of 16 additions
-/// whatever the backend contracts; equal prefixes of different outputs are
-/// the same values and CSE shares them (171 additions instead of 256).
+/// The 16-point RHT of one run (NUMERICS.md section 4) in registers: the
+/// sign flips (negations, exact), the four butterfly stages of FP32 adds and
+/// subtracts in the spec's order, the exact multiply by 0.25, the rounding
+/// to `roundTo` (RNE). 64 additions and 16 multiplies per run: 5 FP32
+/// operations per element. No fast-math flags: the backend keeps every
+/// operation and rounding (a negation folds into the add that uses it,
+/// x + (-y) being x - y exactly).
 SmallVector<Value> hadamardSixteen(OpBuilder &b, Location loc,
                                    ArrayRef<Value> v, uint32_t signMask,
                                    Type roundTo) {
   ScalarBuilder s(b, loc);
-  Value plus = s.f32(0.25f), minus = s.f32(-0.25f);
-  SmallVector<Value> positive, negative;
-  for (unsigned row = 0; row < 16; ++row) {
-    positive.push_back(arith::MulFOp::create(b, loc, v[row], plus));
-    negative.push_back(arith::MulFOp::create(b, loc, v[row], minus));
-  }
-  SmallVector<Value> out;
-  Value zero = s.f32(0.0f);
-  for (unsigned col = 0; col < 16; ++col) {
-    Value sum = zero;
-    for (unsigned row = 0; row < 16; ++row) {
-      bool isNegative = llvm::popcount(row & col) % 2 != 0;
-      if ((signMask >> row) & 1u)
-        isNegative = !isNegative;
-      sum = arith::AddFOp::create(b, loc, sum,
-                                  isNegative ? negative[row] : positive[row]);
+  SmallVector<Value> u;
+  for (unsigned i = 0; i < 16; ++i)
+    u.push_back((signMask >> i) & 1u ? arith::NegFOp::create(b, loc, v[i])
+                                     : v[i]);
+  for (unsigned h = 1; h < 16; h *= 2)
+    for (unsigned i = 0; i < 16; ++i) {
+      if (i & h)
+        continue;
+      Value first = u[i], second = u[i + h];
+      u[i] = arith::AddFOp::create(b, loc, first, second);
+      u[i + h] = arith::SubFOp::create(b, loc, first, second);
     }
-    out.push_back(s.fromF32(sum, roundTo));
-  }
+  Value quarter = s.f32(0.25f);
+  SmallVector<Value> out;
+  for (Value value : u)
+    out.push_back(
+        s.fromF32(arith::MulFOp::create(b, loc, value, quarter), roundTo));
   return out;
 }
 
@@ -717,7 +715,7 @@ gpu::GPUFuncOp buildQuantizeKernel(ModuleOp module, BlockScaledTensorType type,
       });
 }
 
-/// 16-point RHT of each 16-element run, sums in row order from +0.0.
+/// 16-point RHT of each 16-element run (the butterfly of hadamardSixteen).
 gpu::GPUFuncOp buildHadamardKernel(ModuleOp module, RankedTensorType type,
                                    uint32_t signMask) {
   int64_t count = type.getNumElements();

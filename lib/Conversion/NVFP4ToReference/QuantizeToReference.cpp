@@ -35,42 +35,73 @@ static int64_t flatRows(ArrayRef<int64_t> shape) {
 }
 
 /// The 16-point RHT of `input` (a BF16 tensor of static shape) with
-/// `signMask`, rounded to BF16: hadamardTransform of lib/Numerics.
+/// `signMask`, rounded to BF16: hadamardTransform of lib/Numerics, i.e. the
+/// butterfly of NUMERICS.md section 4 with the same FP32 operations on the
+/// same operands. Each stage is one linalg.generic.
 static Value buildHadamard(OpBuilder &b, Location loc, Value input,
                            uint32_t signMask) {
   auto type = cast<RankedTensorType>(input.getType());
   MLIRContext *ctx = b.getContext();
-  ScalarBuilder s(b, loc);
   int64_t chunks = type.getNumElements() / kBlockSize;
+  auto parallel = utils::IteratorType::parallel;
+  AffineMap id2 = AffineMap::getMultiDimIdentityMap(2, ctx);
 
-  // [chunks, 16] rows times the 16x16 matrix, accumulating over the
-  // innermost (reduction) loop in row order 0..15 from +0.0: the summation
-  // order is part of the spec.
-  Value rows = reshape(b, loc, input, {chunks, kBlockSize});
-  Value matrix = hadamardMatrix(b, loc, signMask);
-  Value init = filledTensor(b, loc, {chunks, kBlockSize}, s.f32(0.0f));
-  AffineExpr n, c, r;
-  bindDims(ctx, n, c, r);
-  Value sums = buildGeneric(
-      b, loc, {rows, matrix}, init,
-      {AffineMap::get(3, 0, {n, r}, ctx), AffineMap::get(3, 0, {r, c}, ctx),
-       AffineMap::get(3, 0, {n, c}, ctx)},
-      {utils::IteratorType::parallel, utils::IteratorType::parallel,
-       utils::IteratorType::reduction},
+  // u_i = sign_i * v_i in f32 (a negation: exact, zeros included).
+  SmallVector<bool> flips;
+  for (unsigned i = 0; i < kBlockSize; ++i)
+    flips.push_back((signMask >> i) & 1u);
+  Value flipTensor = arith::ConstantOp::create(
+      b, loc,
+      DenseElementsAttr::get(
+          RankedTensorType::get({kBlockSize}, b.getI1Type()), flips));
+  AffineExpr n, i;
+  bindDims(ctx, n, i);
+  Value u = buildGeneric(
+      b, loc, {reshape(b, loc, input, {chunks, kBlockSize}), flipTensor},
+      emptyTensor(b, loc, {chunks, kBlockSize}, b.getF32Type()),
+      {id2, AffineMap::get(2, 0, {i}, ctx), id2}, {parallel, parallel},
       [](OpBuilder &b, Location l, ValueRange args) -> SmallVector<Value> {
-        ScalarBuilder bs(b, l);
-        Value term = arith::MulFOp::create(b, l, bs.toF32(args[0]), args[1]);
-        return {arith::AddFOp::create(b, l, args[2], term)};
+        Value v = ScalarBuilder(b, l).toF32(args[0]);
+        return {arith::SelectOp::create(b, l, args[1],
+                                        arith::NegFOp::create(b, l, v), v)};
       })[0];
 
-  AffineMap id2 = AffineMap::getMultiDimIdentityMap(2, ctx);
+  // Stage h: (u_i, u_{i+h}) = (u_i + u_{i+h}, u_i - u_{i+h}) for i & h == 0.
+  // Viewed as [chunks, 16 / 2h, 2, h], entry (n, g, p, j) is u_i with
+  // i = 2h * g + h * p + j: p = 0 is the first of the pair, p = 1 its
+  // partner.
+  AffineExpr g, p, j;
+  bindDims(ctx, n, g, p, j);
+  AffineExpr zero = getAffineConstantExpr(0, ctx),
+             one = getAffineConstantExpr(1, ctx);
+  AffineMap first = AffineMap::get(4, 0, {n, g, zero, j}, ctx);
+  AffineMap second = AffineMap::get(4, 0, {n, g, one, j}, ctx);
+  AffineMap id4 = AffineMap::getMultiDimIdentityMap(4, ctx);
+  for (int64_t h = 1; h < kBlockSize; h *= 2) {
+    SmallVector<int64_t> pairs = {chunks, kBlockSize / (2 * h), 2, h};
+    Value staged = reshape(b, loc, u, pairs);
+    u = buildGeneric(
+        b, loc, {staged, staged}, emptyTensor(b, loc, pairs, b.getF32Type()),
+        {first, second, id4}, {parallel, parallel, parallel, parallel},
+        [](OpBuilder &b, Location l, ValueRange args) -> SmallVector<Value> {
+          Value isFirst = arith::CmpIOp::create(
+              b, l, arith::CmpIPredicate::eq, linalg::IndexOp::create(b, l, 2),
+              arith::ConstantIndexOp::create(b, l, 0));
+          return {arith::SelectOp::create(
+              b, l, isFirst, arith::AddFOp::create(b, l, args[0], args[1]),
+              arith::SubFOp::create(b, l, args[0], args[1]))};
+        })[0];
+  }
+
+  // w_i = bf16(u_i * 0.25).
   Value rounded = buildGeneric(
-      b, loc, sums,
+      b, loc, reshape(b, loc, u, {chunks, kBlockSize}),
       emptyTensor(b, loc, {chunks, kBlockSize}, type.getElementType()),
-      {id2, id2},
-      {utils::IteratorType::parallel, utils::IteratorType::parallel},
+      {id2, id2}, {parallel, parallel},
       [&](OpBuilder &b, Location l, ValueRange args) -> SmallVector<Value> {
-        return {ScalarBuilder(b, l).fromF32(args[0], type.getElementType())};
+        ScalarBuilder s(b, l);
+        Value quarter = arith::MulFOp::create(b, l, args[0], s.f32(0.25f));
+        return {s.fromF32(quarter, type.getElementType())};
       })[0];
   return reshape(b, loc, rounded, type.getShape());
 }

@@ -10,7 +10,6 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
-#include "llvm/ADT/bit.h"
 #include "llvm/Support/MathExtras.h"
 
 using namespace mlir;
@@ -95,24 +94,6 @@ reference::buildGeneric(OpBuilder &b, Location loc, ValueRange inputs,
         linalg::YieldOp::create(nested, nestedLoc, body(nested, nestedLoc, args));
       });
   return llvm::to_vector_of<Value>(generic.getResults());
-}
-
-Value reference::hadamardMatrix(OpBuilder &b, Location loc,
-                                uint32_t signMask) {
-  SmallVector<float> entries;
-  for (unsigned row = 0; row < 16; ++row) {
-    for (unsigned col = 0; col < 16; ++col) {
-      // Sylvester order: H[r][c] = (-1)^popcount(r & c); row r is negated
-      // when bit r of the mask is set (diag(sign) * H).
-      bool negative = llvm::popcount(row & col) % 2 != 0;
-      if ((signMask >> row) & 1u)
-        negative = !negative;
-      entries.push_back(negative ? -0.25f : 0.25f);
-    }
-  }
-  auto type = RankedTensorType::get({16, 16}, b.getF32Type());
-  return arith::ConstantOp::create(
-      b, loc, DenseElementsAttr::get(type, ArrayRef<float>(entries)));
 }
 
 //===----------------------------------------------------------------------===//

@@ -51,9 +51,6 @@ SmallVector<Value> buildGeneric(OpBuilder &b, Location loc, ValueRange inputs,
                                 ArrayRef<utils::IteratorType> iterators,
                                 BodyBuilder body);
 
-/// The 16x16 RHT matrix `diag(sign) * H16 * 0.25` as an f32 constant.
-Value hadamardMatrix(OpBuilder &b, Location loc, uint32_t signMask);
-
 /// Converts a per-block linear scale tensor [batch..., rows / blockRows,
 /// cols / 16] (i8) into the 128x4 swizzled layout [batch..., roundUp(rows,
 /// 128), roundUp(cols / 16, 4)], replicating 16x16-block scales into their

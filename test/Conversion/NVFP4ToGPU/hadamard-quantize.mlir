@@ -73,8 +73,8 @@ func.func @rht_two_users(%x: tensor<64x128xbf16>) -> (!act, tensor<64x128xbf16>)
   return %q, %h : !act, tensor<64x128xbf16>
 }
 
-// The post-RHT amax kernel: 16-byte loads, the RHT in registers (16
-// additions per output, rounded to BF16), one atomic max per warp.
+// The post-RHT amax kernel: 16-byte loads, the RHT in registers (the
+// butterfly, rounded to BF16), one atomic max per warp.
 // CHECK: gpu.func @nvfp4_rht_amax_8192xbf16_mask55272
 // CHECK-COUNT-4: vector.load %{{.*}} {alignment = 16 : i64} : memref<8192xbf16>, vector<16xbf16>
 // CHECK: arith.truncf %{{.*}} : f32 to bf16
@@ -92,3 +92,16 @@ func.func @rht_two_users(%x: tensor<64x128xbf16>) -> (!act, tensor<64x128xbf16>)
 // BW: nvvm.convert.f32x4.to.f4x4
 // CHECK: vector.store %{{.*}} {alignment = 8 : i64} : memref<1024xi32>, vector<2xi32>
 // CHECK: gpu.func @nvfp4_rht_quantize_64x128xbf16_1x16_rn_mask55272
+// The standalone RHT: the butterfly of NUMERICS.md section 4 in registers,
+// 5 FP32 operations per element: the 10 sign flips of 0xD7E8, 4 stages of
+// 8 (add, sub) pairs, 16 multiplies by 0.25, 16 roundings to BF16.
+// CHECK: gpu.func @nvfp4_hadamard_8192xbf16_mask55272
+// CHECK: vector.load %{{.*}} {alignment = 16 : i64} : memref<8192xbf16>, vector<16xbf16>
+// CHECK-COUNT-10: arith.negf
+// CHECK-NOT: arith.negf
+// CHECK-COUNT-32: arith.subf
+// CHECK-NOT: arith.addf
+// CHECK: %[[QUARTER:.*]] = arith.constant 2.500000e-01 : f32
+// CHECK-COUNT-16: arith.mulf %{{.*}}, %[[QUARTER]] : f32
+// CHECK: vector.store %{{.*}} {alignment = 16 : i64} : memref<8192xbf16>, vector<16xbf16>
+// CHECK: gpu.return

@@ -4,6 +4,11 @@
 // [rowBlocks, blockRows, colBlocks, 16] view, one generic for the block
 // scales and encode factors, one elementwise generic for the codes.
 
+// The maps of the RHT stages (@hadamard below): the pair's first and second
+// element.
+// CHECK-DAG: #[[FIRST:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, 0, d3)>
+// CHECK-DAG: #[[SECOND:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, 1, d3)>
+
 // CHECK-LABEL: func.func @quantize_1x16
 // CHECK-SAME: (%[[X:.*]]: tensor<4x32xbf16>) -> (tensor<4x32xi8>, tensor<4x2xi8>, f32)
 // CHECK: %[[V:.*]] = tensor.expand_shape {{.*}} : tensor<128xbf16> into tensor<4x1x2x16xbf16>
@@ -49,11 +54,25 @@ func.func @quantize_stochastic(%x: tensor<4x32xbf16>, %s: i64)
   return %q : !nvfp4.tensor<4x32xf4E2M1FN, scale = f8E4M3FN, block = 1x16>
 }
 
-// The RHT sums over an innermost reduction loop against a constant matrix.
+// The RHT is the butterfly of NUMERICS.md section 4: the sign flips of
+// 0xD7E8 (bits 3, 5-10, 12, 14, 15), then one generic per stage h = 1, 2,
+// 4, 8 over [chunks, 16 / 2h, 2, h], reading each pair's first and second
+// element (the maps with 0 and 1 in the pair dimension) and writing their
+// sum and difference, then the multiply by 0.25 and the BF16 rounding.
 // CHECK-LABEL: func.func @hadamard
-// CHECK: arith.constant dense<{{.*}}> : tensor<16x16xf32>
+// CHECK: arith.constant dense<[false, false, false, true, false, true, true, true, true, true, true, false, true, false, true, true]> : tensor<16xi1>
 // CHECK: linalg.generic
-// CHECK-SAME: iterator_types = ["parallel", "parallel", "reduction"]
+// CHECK: arith.negf
+// CHECK: arith.select
+// CHECK: linalg.generic {indexing_maps = [#[[FIRST]], #[[SECOND]], #{{.*}}]{{.*}} ins({{.*}} : tensor<4x8x2x1xf32>, tensor<4x8x2x1xf32>)
+// CHECK: %[[DIFF:.*]] = arith.subf
+// CHECK: %[[SUM:.*]] = arith.addf
+// CHECK: arith.select %{{.*}}, %[[SUM]], %[[DIFF]]
+// CHECK: linalg.generic {indexing_maps = [#[[FIRST]], #[[SECOND]], #{{.*}}]{{.*}} tensor<4x4x2x2xf32>
+// CHECK: linalg.generic {indexing_maps = [#[[FIRST]], #[[SECOND]], #{{.*}}]{{.*}} tensor<4x2x2x4xf32>
+// CHECK: linalg.generic {indexing_maps = [#[[FIRST]], #[[SECOND]], #{{.*}}]{{.*}} tensor<4x1x2x8xf32>
+// CHECK: arith.constant 2.500000e-01 : f32
+// CHECK: arith.mulf
 // CHECK: arith.truncf %{{.*}} : f32 to bf16
 func.func @hadamard(%x: tensor<2x32xbf16>) -> tensor<2x32xbf16> {
   %h = nvfp4.hadamard %x : tensor<2x32xbf16>

@@ -222,9 +222,14 @@ def NVFP4_HadamardOp : NVFP4_Op<"hadamard", [Pure, SameOperandsAndResultType]> {
     Multiplies every run of 16 consecutive elements along the last dimension
     by `R = diag(sign) * H16 * 0.25`, where `H16` is the Sylvester-ordered
     Hadamard matrix and `sign_i = -1` where bit `i` of `sign_mask` is set
-    (default `0xD7E8`, TransformerEngine's fixed vector). Products are exact;
-    the 16 terms of each output are summed in FP32 in row order and the sum
-    is rounded to BF16. `R` is orthonormal, so applying the same transform to
+    (default `0xD7E8`, TransformerEngine's fixed vector). The order of
+    operations is fixed (NUMERICS.md section 4), so every target gives the
+    same bits: the inputs are negated where their sign bit is set (exact),
+    then four FP32 butterfly stages h = 1, 2, 4, 8 replace each pair
+    `(u_i, u_{i+h})` with `i & h == 0` by `(u_i + u_{i+h}, u_i - u_{i+h})`,
+    then each entry is multiplied by 0.25 in FP32 and rounded to BF16. This
+    equals `v * R` whenever the sums are exact (the non-zero inputs of a run
+    within 13 binades; docs/Numerics.md). `R` is orthonormal, so applying the same transform to
     both operands of a GEMM along its contraction dimension leaves the
     product unchanged while spreading outliers across each 16-block.
     Folds when `input` is a constant of at most 2^20 elements.
