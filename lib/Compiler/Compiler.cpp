@@ -6,6 +6,7 @@
 
 #include "nvfp4/Compiler/Compiler.h"
 #include "nvfp4/Conversion/Passes.h"
+#include "nvfp4/Dialect/NVFP4/Transforms/ApplyRecipe.h"
 #include "nvfp4/Dialect/NVFP4/Transforms/Passes.h"
 #include "nvfp4/Pipelines/Pipelines.h"
 #include "nvfp4/Target/Chip.h"
@@ -242,6 +243,16 @@ static LogicalResult collectLaunches(ModuleOp module, CompileResult &result) {
         llvm::raw_string_ostream os(param.type);
         os << operand.getType();
         param.argument = argumentIndex(rootOf(operand), host);
+        // A stochastic-rounding seed mixed from a seed argument
+        // (nvfp4-apply-recipe seed-argument=N): the runtime redoes the
+        // mixing at launch.
+        Value base;
+        uint64_t stream = 0;
+        if (param.argument < 0 && matchStreamSeed(operand, base, stream) &&
+            argumentIndex(rootOf(base), host) >= 0) {
+          param.argument = argumentIndex(rootOf(base), host);
+          param.seedStream = stream;
+        }
         Attribute constant;
         if (matchPattern(operand, m_Constant(&constant))) {
           llvm::raw_string_ostream cs(param.constant);
@@ -559,6 +570,8 @@ static llvm::json::Value kernelToJSON(const KernelInfo &k) {
     } else {
       if (p.argument >= 0)
         param["argument"] = p.argument;
+      if (p.seedStream)
+        param["seed_stream"] = static_cast<int64_t>(*p.seedStream);
       if (!p.constant.empty())
         param["value"] = p.constant;
     }

@@ -28,6 +28,44 @@ struct nvfp4rtSession_ {
   std::unique_ptr<Session> session;
 };
 
+struct nvfp4rtLauncher_ {
+  std::unique_ptr<Launcher> launcher;
+};
+
+namespace {
+
+/// A DeviceAllocator over the C API's two function pointers.
+class CAllocator final : public DeviceAllocator {
+public:
+  CAllocator(nvfp4rtAllocateFunction allocateFn,
+             nvfp4rtDeallocateFunction deallocateFn, void *userData)
+      : allocateFn(allocateFn), deallocateFn(deallocateFn),
+        userData(userData) {}
+
+  Expected<uint64_t> allocate(size_t bytes, CUstream_st *stream) override {
+    uint64_t address = 0;
+    int status = allocateFn(userData, bytes, stream, &address);
+    if (status != NVFP4RT_SUCCESS)
+      return Status::error(ErrorCode::OutOfMemory,
+                           "the caller's allocator failed to allocate a " +
+                               std::to_string(bytes) +
+                               "-byte workspace (status " +
+                               std::to_string(status) + ")");
+    return address;
+  }
+  void deallocate(uint64_t address, size_t bytes,
+                  CUstream_st *stream) override {
+    deallocateFn(userData, address, bytes, stream);
+  }
+
+private:
+  nvfp4rtAllocateFunction allocateFn;
+  nvfp4rtDeallocateFunction deallocateFn;
+  void *userData;
+};
+
+} // namespace
+
 static_assert(int(ErrorCode::InvalidArgument) ==
                       NVFP4RT_ERROR_INVALID_ARGUMENT &&
                   int(ErrorCode::Io) == NVFP4RT_ERROR_IO &&
@@ -304,6 +342,135 @@ int nvfp4rtSessionGetResult(nvfp4rtSession session, int64_t result, void *data,
   return guarded("nvfp4rtSessionGetResult", [&]() -> int {
     NVFP4RT_REQUIRE(session, "nvfp4rtSessionGetResult");
     return report(session->session->getResult(result, data, bytes));
+  });
+}
+
+int nvfp4rtLauncherCreate(nvfp4rtBundle bundle, nvfp4rtLauncher *launcher) {
+  return guarded("nvfp4rtLauncherCreate", [&]() -> int {
+    NVFP4RT_REQUIRE(bundle, "nvfp4rtLauncherCreate");
+    NVFP4RT_REQUIRE(launcher, "nvfp4rtLauncherCreate");
+    *launcher = nullptr;
+    Expected<std::unique_ptr<Launcher>> created =
+        Launcher::create(bundle->bundle);
+    if (!created.ok())
+      return report(created.status());
+    *launcher = new nvfp4rtLauncher_{created.take()};
+    return NVFP4RT_SUCCESS;
+  });
+}
+
+void nvfp4rtLauncherDestroy(nvfp4rtLauncher launcher) { delete launcher; }
+
+int nvfp4rtLauncherGetWorkspaceBytes(nvfp4rtLauncher launcher, size_t *bytes) {
+  return guarded("nvfp4rtLauncherGetWorkspaceBytes", [&]() -> int {
+    NVFP4RT_REQUIRE(launcher, "nvfp4rtLauncherGetWorkspaceBytes");
+    NVFP4RT_REQUIRE(bytes, "nvfp4rtLauncherGetWorkspaceBytes");
+    *bytes = launcher->launcher->workspaceBytes();
+    return NVFP4RT_SUCCESS;
+  });
+}
+
+int nvfp4rtLauncherGetWorkspaceOffset(nvfp4rtLauncher launcher, int64_t buffer,
+                                      int64_t *offset) {
+  return guarded("nvfp4rtLauncherGetWorkspaceOffset", [&]() -> int {
+    NVFP4RT_REQUIRE(launcher, "nvfp4rtLauncherGetWorkspaceOffset");
+    NVFP4RT_REQUIRE(offset, "nvfp4rtLauncherGetWorkspaceOffset");
+    const Manifest &m = launcher->launcher->manifest();
+    if (buffer < 0 || buffer >= int64_t(m.buffers().size()))
+      return invalid("nvfp4rtLauncherGetWorkspaceOffset: buffer " +
+                     std::to_string(buffer) + " does not exist (there are " +
+                     std::to_string(m.buffers().size()) + ")");
+    std::optional<size_t> at = launcher->launcher->workspaceOffset(buffer);
+    *offset = at ? static_cast<int64_t>(*at) : -1;
+    return NVFP4RT_SUCCESS;
+  });
+}
+
+int nvfp4rtLauncherSetAllocator(nvfp4rtLauncher launcher,
+                                nvfp4rtAllocateFunction allocate,
+                                nvfp4rtDeallocateFunction deallocate,
+                                void *userData) {
+  return guarded("nvfp4rtLauncherSetAllocator", [&]() -> int {
+    NVFP4RT_REQUIRE(launcher, "nvfp4rtLauncherSetAllocator");
+    if (!allocate != !deallocate)
+      return invalid("nvfp4rtLauncherSetAllocator: give both functions, or "
+                     "neither (the launcher's pool)");
+    launcher->launcher->setAllocator(
+        allocate ? std::make_shared<CAllocator>(allocate, deallocate, userData)
+                 : nullptr);
+    return NVFP4RT_SUCCESS;
+  });
+}
+
+int nvfp4rtLauncherSetPoison(nvfp4rtLauncher launcher, int poison) {
+  return guarded("nvfp4rtLauncherSetPoison", [&]() -> int {
+    NVFP4RT_REQUIRE(launcher, "nvfp4rtLauncherSetPoison");
+    launcher->launcher->setPoison(poison != 0);
+    return NVFP4RT_SUCCESS;
+  });
+}
+
+int nvfp4rtLauncherSetTensorMapCacheCapacity(nvfp4rtLauncher launcher,
+                                             size_t sets) {
+  return guarded("nvfp4rtLauncherSetTensorMapCacheCapacity", [&]() -> int {
+    NVFP4RT_REQUIRE(launcher, "nvfp4rtLauncherSetTensorMapCacheCapacity");
+    if (!sets)
+      return invalid("nvfp4rtLauncherSetTensorMapCacheCapacity: the cache "
+                     "must hold at least one set");
+    launcher->launcher->setTensorMapCacheCapacity(sets);
+    return NVFP4RT_SUCCESS;
+  });
+}
+
+int nvfp4rtLauncherSetScalarInt(nvfp4rtLauncher launcher, int64_t argument,
+                                int64_t value) {
+  return guarded("nvfp4rtLauncherSetScalarInt", [&]() -> int {
+    NVFP4RT_REQUIRE(launcher, "nvfp4rtLauncherSetScalarInt");
+    return report(
+        launcher->launcher->setScalar(argument, ScalarValue::ofInt(value)));
+  });
+}
+
+int nvfp4rtLauncherSetScalarFloat(nvfp4rtLauncher launcher, int64_t argument,
+                                  double value) {
+  return guarded("nvfp4rtLauncherSetScalarFloat", [&]() -> int {
+    NVFP4RT_REQUIRE(launcher, "nvfp4rtLauncherSetScalarFloat");
+    return report(
+        launcher->launcher->setScalar(argument, ScalarValue::ofFloat(value)));
+  });
+}
+
+int nvfp4rtLauncherLaunch(nvfp4rtLauncher launcher, void *stream,
+                          const uint64_t *arguments, int64_t numArguments,
+                          const uint64_t *results, int64_t numResults,
+                          uint64_t workspace) {
+  return guarded("nvfp4rtLauncherLaunch", [&]() -> int {
+    NVFP4RT_REQUIRE(launcher, "nvfp4rtLauncherLaunch");
+    if (numArguments < 0 || numResults < 0)
+      return invalid("nvfp4rtLauncherLaunch: negative count");
+    return report(launcher->launcher->launch(
+        static_cast<CUstream_st *>(stream), arguments,
+        static_cast<size_t>(numArguments), results,
+        static_cast<size_t>(numResults), workspace));
+  });
+}
+
+int nvfp4rtLauncherGetTensorMapCacheStats(nvfp4rtLauncher launcher,
+                                          size_t *hits, size_t *misses,
+                                          size_t *evictions, size_t *entries) {
+  return guarded("nvfp4rtLauncherGetTensorMapCacheStats", [&]() -> int {
+    NVFP4RT_REQUIRE(launcher, "nvfp4rtLauncherGetTensorMapCacheStats");
+    Launcher::TensorMapCacheStats stats =
+        launcher->launcher->tensorMapCacheStats();
+    if (hits)
+      *hits = stats.hits;
+    if (misses)
+      *misses = stats.misses;
+    if (evictions)
+      *evictions = stats.evictions;
+    if (entries)
+      *entries = stats.entries;
+    return NVFP4RT_SUCCESS;
   });
 }
 

@@ -64,10 +64,14 @@ struct CudaDriver {
   X(cuEventElapsedTime)                                                        \
   X(cuLaunchKernel)
 
-/// Entry points only some bundles need; they are null when the driver
-/// lacks them (cuTensorMapEncodeTiled: CUDA 12.0), and the session that
-/// needs one says so.
-#define NVFP4_CUDA_OPTIONAL_FUNCTIONS(X) X(cuTensorMapEncodeTiled)
+/// Entry points only some bundles or APIs need; they are null when the
+/// driver lacks them (cuTensorMapEncodeTiled: CUDA 12.0; the other two are
+/// as old as CUDA itself but absent from minimal stand-ins), and the
+/// session or launcher that needs one says so.
+#define NVFP4_CUDA_OPTIONAL_FUNCTIONS(X)                                       \
+  X(cuTensorMapEncodeTiled)                                                    \
+  X(cuStreamWaitEvent)                                                         \
+  X(cuMemsetD2D32Async)
 
 #define NVFP4_CUDA_MEMBER(name) decltype(&::name) name = nullptr;
   NVFP4_CUDA_FUNCTIONS(NVFP4_CUDA_MEMBER)

@@ -23,6 +23,18 @@ bool isSupportedScalarParamType(ScalarType type);
 /// rounded to it; a non-integral float for an integer type is an error.
 Expected<uint64_t> encodeScalar(ScalarType type, const ScalarValue &value);
 
+/// The bits a scalar kernel parameter gets at launch: its constant, its
+/// host argument's value (`argumentValue`, non-null when p.argument >= 0),
+/// or, for a "seed_stream" parameter, the stream seed derived from it.
+Expected<uint64_t> scalarParamBits(const ParamSpec &param,
+                                   const ScalarValue *argumentValue);
+
+/// The 8-byte fill pattern of buffer `b` (fill_bits or its
+/// fill_from_argument's value, `fillValue`), when it has one.
+Expected<std::optional<uint64_t>>
+bufferFillBits(const Manifest &m, const BufferSpec &b,
+               const ScalarValue *fillValue);
+
 /// "tensormap buffer 3 [2x200x512 i8, box 1x128x128, swizzle 128B, l2 256B,
 /// oob zero]" (for describe() and messages).
 std::string describeTensorMap(const TensorMapSpec &spec);

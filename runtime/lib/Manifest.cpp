@@ -18,6 +18,7 @@
 #include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/Error.h"
 #include "llvm/Support/Format.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -207,6 +208,45 @@ Expected<uint64_t> detail::encodeScalar(ScalarType type,
   default:
     return bits;
   }
+}
+
+Expected<uint64_t> detail::scalarParamBits(const ParamSpec &param,
+                                           const ScalarValue *argumentValue) {
+  if (param.argument < 0)
+    return encodeScalar(param.type, *param.value);
+  if (!argumentValue)
+    return Status::error(ErrorCode::InvalidArgument,
+                         llvm::formatv("argument {0} was not given",
+                                       param.argument)
+                             .str());
+  if (!param.seedStream)
+    return encodeScalar(param.type, *argumentValue);
+  Expected<uint64_t> base = encodeScalar(ScalarType::I64, *argumentValue);
+  if (!base.ok())
+    return base;
+  return deriveStreamSeed(*base, *param.seedStream);
+}
+
+Expected<std::optional<uint64_t>>
+detail::bufferFillBits(const Manifest &m, const BufferSpec &b,
+                       const ScalarValue *fillValue) {
+  if (b.fillBits)
+    return std::optional<uint64_t>(*b.fillBits);
+  if (b.fillFromArgument < 0)
+    return std::optional<uint64_t>();
+  if (!fillValue)
+    return Status::error(ErrorCode::InvalidArgument,
+                         llvm::formatv("argument {0} was not given",
+                                       b.fillFromArgument)
+                             .str());
+  Expected<uint64_t> bits =
+      encodeScalar(m.arguments()[b.fillFromArgument].type, *fillValue);
+  if (!bits.ok())
+    return Status::error(ErrorCode::InvalidArgument,
+                         llvm::formatv("argument {0}: {1}", b.fillFromArgument,
+                                       bits.message())
+                             .str());
+  return std::optional<uint64_t>(*bits);
 }
 
 //===----------------------------------------------------------------------===//
@@ -427,11 +467,51 @@ nvfp4::runtime::computeTensorMapEncoding(const TensorMapSpec &spec) {
   return e;
 }
 
+uint64_t nvfp4::runtime::deriveStreamSeed(uint64_t seed,
+                                          uint64_t streamIndex) {
+  // SplitMix64 (Steele, Lea, Flood 2014): output streamIndex + 1 of the
+  // generator started at `seed`; lib/Dialect/NVFP4/Transforms/ApplyRecipe.cpp
+  // emits the same arithmetic into the host function.
+  uint64_t z = seed + 0x9E3779B97F4A7C15ull * (streamIndex + 1);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
 //===----------------------------------------------------------------------===//
 // Parsing
 //===----------------------------------------------------------------------===//
 
 namespace {
+
+/// The deepest nesting of arrays and objects in JSON `text` (strings
+/// skipped), scanning at most until `limit` is exceeded. llvm::json's
+/// parser recurses once per level, so an untrusted file nested tens of
+/// thousands deep would overflow the stack: this runs first.
+unsigned jsonNestingDepth(std::string_view text, unsigned limit) {
+  unsigned depth = 0, deepest = 0;
+  bool inString = false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    if (inString) {
+      if (c == '\\')
+        ++i; // the escaped character cannot end the string
+      else if (c == '"')
+        inString = false;
+      continue;
+    }
+    if (c == '"') {
+      inString = true;
+    } else if (c == '[' || c == '{') {
+      deepest = std::max(deepest, ++depth);
+      if (deepest > limit)
+        return deepest;
+    } else if ((c == ']' || c == '}') && depth) {
+      --depth;
+    }
+  }
+  return deepest;
+}
 
 /// Largest element count a buffer may have: !nvfp4.tensor's rule T6 (2^47).
 constexpr int64_t kMaxElements = int64_t(1) << 47;
@@ -624,6 +704,16 @@ Expected<Manifest>
 nvfp4::runtime::Manifest::parse(std::string_view text,
                                 std::string_view originView) {
   Parser p{std::string(originView)};
+  if (text.size() > kMaxManifestBytes)
+    return p.error("", llvm::formatv("{0} bytes; a manifest may have at most "
+                                     "{1}",
+                                     text.size(), kMaxManifestBytes)
+                           .str());
+  if (jsonNestingDepth(text, kMaxManifestDepth) > kMaxManifestDepth)
+    return p.error("", llvm::formatv("nested more than {0} levels deep; a "
+                                     "manifest needs fewer",
+                                     kMaxManifestDepth)
+                           .str());
   llvm::Expected<json::Value> root =
       json::parse(llvm::StringRef(text.data(), text.size()));
   if (!root)
@@ -633,6 +723,7 @@ nvfp4::runtime::Manifest::parse(std::string_view text,
     return p.error("", "not a JSON object");
 
   Manifest m;
+  m.origin_ = std::string(originView);
   if (std::optional<llvm::StringRef> f = top->getString("function"))
     m.function_ = f->str();
   if (std::optional<llvm::StringRef> c = top->getString("chip"))
@@ -644,6 +735,27 @@ nvfp4::runtime::Manifest::parse(std::string_view text,
   const json::Array *kernels = top->getArray("kernels");
   if (!kernels)
     return p.error("", "missing \"kernels\" array");
+
+  // What nvfp4-compile left on the host: parsed (and shown by describe())
+  // here, refused by checkRunnable().
+  if (const json::Value *h = top->get("host_computation")) {
+    const json::Array *ops = h->getAsArray();
+    if (!ops)
+      return p.error("", "\"host_computation\" must be an array");
+    for (auto [i, value] : llvm::enumerate(*ops)) {
+      std::string where = llvm::formatv("host_computation[{0}]", i).str();
+      const json::Object *o = value.getAsObject();
+      if (!o)
+        return p.error(where, "not an object");
+      std::optional<llvm::StringRef> op = o->getString("op");
+      std::optional<llvm::StringRef> location = o->getString("location");
+      if (!op || op->empty())
+        return p.error(where, "\"op\" must be a non-empty string");
+      if (!location)
+        return p.error(where, "\"location\" must be a string");
+      m.hostComputation_.push_back({op->str(), location->str()});
+    }
+  }
 
   for (auto [i, value] : llvm::enumerate(*buffers)) {
     std::string where = llvm::formatv("buffers[{0}]", i).str();
@@ -771,6 +883,33 @@ nvfp4::runtime::Manifest::parse(std::string_view text,
                                        "{1} buffers)",
                                        param.buffer, m.buffers_.size())
                              .str());
+        // The kernel's view of the buffer ("element_type" x "elements")
+        // must fit in it: a larger view would read or write past the
+        // allocation.
+        const BufferSpec &buffer = m.buffers_[param.buffer];
+        if (const json::Value *e = po->get("elements")) {
+          std::optional<int64_t> elements = e->getAsInteger();
+          if (!elements || *elements < 0)
+            return p.error(pwhere,
+                           "\"elements\" must be a non-negative integer");
+          if (!po->get("element_type"))
+            param.type = buffer.elementType;
+          uint64_t viewBytes =
+              uint64_t(*elements) > uint64_t(kMaxElements)
+                  ? UINT64_MAX
+                  : uint64_t(*elements) * scalarTypeSize(param.type);
+          if (viewBytes > buffer.bytes())
+            return p.error(
+                pwhere, llvm::formatv("the kernel views buffer {0} as {1} x "
+                                      "{2}, more than its {3} x {4} ({5} "
+                                      "bytes)",
+                                      param.buffer, *elements,
+                                      scalarTypeName(param.type),
+                                      buffer.elements,
+                                      scalarTypeName(buffer.elementType),
+                                      buffer.bytes())
+                            .str());
+        }
       } else {
         if (Status s = p.type(*po, "type", pwhere, param.type); !s.ok())
           return s;
@@ -780,6 +919,20 @@ nvfp4::runtime::Manifest::parse(std::string_view text,
         if (Status s = p.index(*po, "argument", pwhere, param.argument);
             !s.ok())
           return s;
+        if (const json::Value *stream = po->get("seed_stream")) {
+          std::optional<int64_t> index = stream->getAsInteger();
+          if (!index || *index < 0)
+            return p.error(pwhere,
+                           "\"seed_stream\" must be a non-negative integer");
+          if (param.argument < 0)
+            return p.error(pwhere, "\"seed_stream\" without \"argument\" "
+                                   "(the base seed)");
+          if (param.type != ScalarType::I64)
+            return p.error(pwhere, std::string("\"seed_stream\" needs an "
+                                               "i64 parameter, not ") +
+                                       scalarTypeName(param.type));
+          param.seedStream = static_cast<uint64_t>(*index);
+        }
         if (const json::Value *v = po->get("value")) {
           std::string valueText;
           if (std::optional<llvm::StringRef> str = v->getAsString())
@@ -889,6 +1042,21 @@ nvfp4::runtime::Manifest::parse(std::string_view text,
 }
 
 Expected<Manifest> nvfp4::runtime::Manifest::load(const std::string &path) {
+  // Only regular files, and only up to kMaxManifestBytes: /dev/zero or a
+  // FIFO would otherwise be read until memory runs out.
+  llvm::sys::fs::file_status status;
+  if (std::error_code ec = llvm::sys::fs::status(path, status))
+    return Status::error(ErrorCode::Io,
+                         "cannot read manifest '" + path + "': " + ec.message());
+  if (!llvm::sys::fs::is_regular_file(status))
+    return Status::error(ErrorCode::Io, "cannot read manifest '" + path +
+                                            "': not a regular file");
+  if (status.getSize() > kMaxManifestBytes)
+    return Status::error(
+        ErrorCode::InvalidManifest,
+        llvm::formatv("{0}: {1} bytes; a manifest may have at most {2}", path,
+                      status.getSize(), kMaxManifestBytes)
+            .str());
   llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> file =
       llvm::MemoryBuffer::getFile(path, /*IsText=*/true);
   if (!file)
@@ -898,12 +1066,45 @@ Expected<Manifest> nvfp4::runtime::Manifest::load(const std::string &path) {
   return parse(std::string_view(text.data(), text.size()), path);
 }
 
+Status nvfp4::runtime::Manifest::checkRunnable() const {
+  if (hostComputation_.empty())
+    return Status::success();
+  std::string ops;
+  for (auto [i, h] : llvm::enumerate(hostComputation_)) {
+    if (i == 3) {
+      ops += llvm::formatv(", and {0} more", hostComputation_.size() - 3);
+      break;
+    }
+    ops += (i ? ", " : "") + h.op + (h.location.empty() ? "" : " at " + h.location);
+  }
+  return Status::error(
+      ErrorCode::InvalidManifest,
+      llvm::formatv("{0}: @{1} leaves computation on the host that no kernel "
+                    "performs ({2} op{3}: {4}); its kernels alone would run "
+                    "on buffers nobody wrote, so the runtime does not run "
+                    "this bundle",
+                    origin_.empty() ? "manifest" : origin_,
+                    function_.empty() ? "?" : function_,
+                    hostComputation_.size(),
+                    hostComputation_.size() == 1 ? "" : "s", ops)
+          .str());
+}
+
 std::string nvfp4::runtime::Manifest::describe() const {
   std::string text;
   llvm::raw_string_ostream os(text);
   os << "function " << (function_.empty() ? "?" : function_) << " for "
      << (chip_.empty() ? "?" : chip_) << ": " << kernels_.size()
      << " launches, " << buffers_.size() << " buffers\n";
+  if (!hostComputation_.empty()) {
+    os << "host computation no kernel performs (the runtime refuses to run "
+          "this bundle): "
+       << hostComputation_.size() << " op"
+       << (hostComputation_.size() == 1 ? "" : "s") << "\n";
+    for (const HostComputation &h : hostComputation_)
+      os << "  " << h.op << (h.location.empty() ? "" : " at " + h.location)
+         << "\n";
+  }
   auto array = [&](const BufferSpec &b) {
     os << b.elements << " x " << scalarTypeName(b.elementType) << " ("
        << b.bytes() << " bytes)";
@@ -959,6 +1160,9 @@ std::string nvfp4::runtime::Manifest::describe() const {
         os << "buffer " << param.buffer;
       else if (param.isTensorMap())
         os << detail::describeTensorMap(*param.tensorMap);
+      else if (param.seedStream)
+        os << "i64 stream seed " << *param.seedStream << " of argument "
+           << param.argument;
       else if (param.argument >= 0)
         os << scalarTypeName(param.type) << " argument " << param.argument;
       else

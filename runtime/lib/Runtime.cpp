@@ -4,9 +4,9 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "CudaDriver.h"
-#include "Internal.h"
+#include "RuntimeImpl.h"
 
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MemoryBuffer.h"
 
@@ -147,44 +147,6 @@ static bool parseChip(const std::string &chip, int &major, int &minor,
 // Device
 //===----------------------------------------------------------------------===//
 
-namespace nvfp4::runtime {
-
-class DeviceImpl {
-public:
-  const CudaDriver *driver = nullptr;
-  CUdevice device = 0;
-  CUcontext context = nullptr;
-  int ordinal = 0;
-  std::string name;
-  int major = 0, minor = 0;
-  int driverVersion = 0;
-  int maxSharedOptin = 0;
-
-  Status cuda(CUresult result, const std::string &what) const {
-    return cudaError(*driver, result, what);
-  }
-
-  /// Makes the primary context current on the calling thread.
-  Status makeCurrent() const {
-    CUresult r = driver->cuCtxSetCurrent(context);
-    if (r != CUDA_SUCCESS)
-      return cuda(r, "making device " + std::to_string(ordinal) +
-                         "'s context current");
-    return Status::success();
-  }
-
-  /// "device 0 (NVIDIA H200)".
-  std::string label() const {
-    return "device " + std::to_string(ordinal) + " (" + name + ")";
-  }
-
-  ~DeviceImpl() {
-    if (context)
-      driver->cuDevicePrimaryCtxRelease(device);
-  }
-};
-
-} // namespace nvfp4::runtime
 
 Device::Device(std::unique_ptr<DeviceImpl> impl) : impl_(std::move(impl)) {}
 Device::~Device() = default;
@@ -254,25 +216,6 @@ Expected<std::shared_ptr<Device>> Device::open(int ordinal) {
 // Bundle
 //===----------------------------------------------------------------------===//
 
-namespace nvfp4::runtime {
-
-class BundleImpl {
-public:
-  std::shared_ptr<Device> device;
-  Manifest manifest;
-  CUmodule module = nullptr;
-  /// One function per launch, in manifest order.
-  std::vector<CUfunction> functions;
-
-  DeviceImpl &dev() const { return device->impl(); }
-
-  ~BundleImpl() {
-    if (module && dev().makeCurrent().ok())
-      dev().driver->cuModuleUnload(module);
-  }
-};
-
-} // namespace nvfp4::runtime
 
 Bundle::Bundle(std::unique_ptr<BundleImpl> impl) : impl_(std::move(impl)) {}
 Bundle::~Bundle() = default;
@@ -295,6 +238,10 @@ Bundle::loadFromMemory(std::shared_ptr<Device> device, std::string image,
                        Manifest manifest) {
   if (!device)
     return Status::error(ErrorCode::InvalidArgument, "no device given");
+  // A bundle whose host function computes something on the host that no
+  // kernel does cannot be replayed from its manifest.
+  if (Status runnable = manifest.checkRunnable(); !runnable.ok())
+    return runnable;
   DeviceImpl &dev = device->impl();
   const CudaDriver &driver = *dev.driver;
 
@@ -416,6 +363,23 @@ Bundle::loadFromMemory(std::shared_ptr<Device> device, std::string image,
 
 static Expected<std::string> readFile(const std::string &path,
                                       const char *what) {
+  // A regular file of bounded size: a device or FIFO would be read until
+  // memory runs out.
+  llvm::sys::fs::file_status status;
+  if (std::error_code ec = llvm::sys::fs::status(path, status))
+    return Status::error(ErrorCode::Io, std::string("cannot read ") + what +
+                                            " '" + path + "': " + ec.message());
+  if (!llvm::sys::fs::is_regular_file(status))
+    return Status::error(ErrorCode::Io, std::string("cannot read ") + what +
+                                            " '" + path +
+                                            "': not a regular file");
+  if (status.getSize() > kMaxImageBytes)
+    return Status::error(ErrorCode::InvalidArgument,
+                         llvm::formatv("{0} '{1}' has {2} bytes, more than "
+                                       "the {3} this runtime loads",
+                                       what, path, status.getSize(),
+                                       kMaxImageBytes)
+                             .str());
   llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> file =
       llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
                                   /*RequiresNullTerminator=*/false);
@@ -789,9 +753,8 @@ Expected<RunStats> Session::run(int repeat, int warmup) {
         slots[k][j] = static_cast<uint64_t>(s.tensorMaps[k][j]);
         continue;
       }
-      const ScalarValue &v =
-          p.argument >= 0 ? *s.scalars[p.argument] : *p.value;
-      Expected<uint64_t> bits = encodeScalar(p.type, v);
+      Expected<uint64_t> bits = scalarParamBits(
+          p, p.argument >= 0 ? &*s.scalars[p.argument] : nullptr);
       if (!bits.ok())
         return Status::error(ErrorCode::InvalidArgument,
                              llvm::formatv("kernel '{0}' parameter {1}: {2}",
@@ -804,20 +767,12 @@ Expected<RunStats> Session::run(int repeat, int warmup) {
   }
   std::vector<std::optional<uint64_t>> fill(m.buffers().size());
   for (size_t i = 0; i < m.buffers().size(); ++i) {
-    // A constant fill: the manifest checked that the elements are 32-bit.
-    if (std::optional<uint32_t> bits = m.buffers()[i].fillBits) {
-      fill[i] = *bits;
-      continue;
-    }
-    int64_t a = m.buffers()[i].fillFromArgument;
-    if (a < 0)
-      continue;
-    Expected<uint64_t> bits =
-        encodeScalar(m.arguments()[a].type, *s.scalars[a]);
+    const BufferSpec &b = m.buffers()[i];
+    Expected<std::optional<uint64_t>> bits = bufferFillBits(
+        m, b, b.fillFromArgument >= 0 ? &*s.scalars[b.fillFromArgument]
+                                      : nullptr);
     if (!bits.ok())
-      return Status::error(
-          ErrorCode::InvalidArgument,
-          llvm::formatv("argument {0}: {1}", a, bits.message()).str());
+      return bits.status();
     fill[i] = *bits;
   }
 

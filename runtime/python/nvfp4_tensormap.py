@@ -37,10 +37,15 @@ import os
 import sys
 
 __all__ = ["TensorMapError", "CudaError", "Encoding", "encoding", "describe",
-           "encode", "cupy_tensormap"]
+           "encode", "cupy_tensormap", "load_manifest"]
 
 MAX_RANK = 5
 TENSOR_MAP_BYTES = 128
+# The limits libnvfp4_runtime puts on manifests (kMaxManifestBytes,
+# kMaxManifestDepth in Runtime.h): files are untrusted, and Python's json
+# module recurses once per nesting level.
+MAX_MANIFEST_BYTES = 64 << 20
+MAX_MANIFEST_DEPTH = 64
 
 # CUtensorMapDataType (cuda.h) and element size of each element type a
 # tensor map may have; 8-bit floats are copied as bytes.
@@ -294,11 +299,64 @@ def cupy_tensormap(param, manifest_buffers, buffers, where=None):
     return cp.asarray(np.frombuffer(blob, np.uint8).copy())
 
 
+def _nesting_depth(text, limit):
+    """The deepest nesting of arrays and objects in JSON `text` (strings
+    skipped), scanning until `limit` is exceeded."""
+    depth = deepest = 0
+    in_string = escaped = False
+    for c in text:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif c == "\\":
+                escaped = True
+            elif c == '"':
+                in_string = False
+        elif c == '"':
+            in_string = True
+        elif c in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+            if deepest > limit:
+                break
+        elif c in "]}" and depth:
+            depth -= 1
+    return deepest
+
+
+def load_manifest(path):
+    """Reads a manifest with the runtime's limits (a regular file of at most
+    MAX_MANIFEST_BYTES, nested at most MAX_MANIFEST_DEPTH deep); raises
+    TensorMapError with a one-line message otherwise."""
+    import json
+    import stat
+    try:
+        st = os.stat(path)
+    except OSError as e:
+        raise TensorMapError(f"cannot read manifest '{path}': {e.strerror}")
+    if not stat.S_ISREG(st.st_mode):
+        raise TensorMapError(f"cannot read manifest '{path}': not a regular "
+                             f"file")
+    if st.st_size > MAX_MANIFEST_BYTES:
+        raise TensorMapError(f"{path}: {st.st_size} bytes; a manifest may "
+                             f"have at most {MAX_MANIFEST_BYTES}")
+    with open(path, "rb") as f:
+        text = f.read(MAX_MANIFEST_BYTES + 1).decode("utf-8", "replace")
+    if _nesting_depth(text, MAX_MANIFEST_DEPTH) > MAX_MANIFEST_DEPTH:
+        raise TensorMapError(f"{path}: nested more than {MAX_MANIFEST_DEPTH} "
+                             f"levels deep; a manifest needs fewer")
+    try:
+        report = json.loads(text)
+    except ValueError as e:
+        raise TensorMapError(f"{path}: not valid JSON: {e}")
+    if not isinstance(report, dict):
+        raise TensorMapError(f"{path}: not a JSON object")
+    return report
+
+
 def _describe_manifest(path):
     """The lines nvfp4-run --describe prints for each tensor map."""
-    import json
-    with open(path) as f:
-        report = json.load(f)
+    report = load_manifest(path)
     lines = []
     for kernel in report["kernels"]:
         for j, p in enumerate(kernel["params"]):
@@ -376,6 +434,9 @@ def _self_test():
           "x i8 (8192 bytes)", [{"element_type": "i8", "elements": 8192}])
     fails(dict(i8, buffer=1, dims=[64], box=[64]), "buffer 1 does not exist",
           [{"element_type": "i8", "elements": 64}])
+    assert _nesting_depth('{"a": [[1], {"b": "[[[["}]}', 64) == 3
+    assert _nesting_depth('"\\"[[" [[]]', 64) == 2
+    assert _nesting_depth("[" * 100000, 64) == 65
     return True
 
 
@@ -387,7 +448,12 @@ def main(argv):
     if len(argv) != 2 or argv[1].startswith("-"):
         print(f"usage: {argv[0]} MANIFEST.json | --self-test", file=sys.stderr)
         return 2
-    for line in _describe_manifest(argv[1]):
+    try:
+        lines = _describe_manifest(argv[1])
+    except TensorMapError as e:
+        print(f"nvfp4_tensormap.py: error: {e}", file=sys.stderr)
+        return 1
+    for line in lines:
         print(line)
     return 0
 

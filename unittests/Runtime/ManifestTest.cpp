@@ -596,6 +596,137 @@ TEST(RuntimeManifest, MissingFile) {
   EXPECT_NE(m.message().find("cannot read manifest"), std::string::npos);
 }
 
+// Issue 16 C2: a manifest nested tens of thousands deep overflowed the
+// parser's stack; the depth is checked before llvm::json parses it.
+TEST(RuntimeManifest, NestingDepthLimit) {
+  std::string deep = manifest("[]", "[]");
+  deep.insert(deep.size() - 1, R"(, "x": )" + std::string(35000, '[') +
+                                   std::string(35000, ']'));
+  expectError(deep, "nested more than 64 levels deep");
+  // Brackets inside strings do not count, escaped quotes do not end them.
+  std::string quoted = manifest("[]", "[]");
+  quoted.insert(quoted.size() - 1,
+                R"(, "x": ")" + std::string(200, '[') + R"(\"]")");
+  EXPECT_TRUE(Manifest::parse(quoted).ok());
+  std::string atLimit = manifest("[]", "[]");
+  atLimit.insert(atLimit.size() - 1, R"(, "x": )" + std::string(63, '[') +
+                                         std::string(63, ']'));
+  EXPECT_TRUE(Manifest::parse(atLimit).ok()) << "64 levels with the top";
+}
+
+// Issue 16 P8: /dev/zero (or any device, FIFO, directory) is not read.
+TEST(RuntimeManifest, OnlyRegularFiles) {
+  Expected<Manifest> m = Manifest::load("/dev/zero");
+  ASSERT_FALSE(m.ok());
+  EXPECT_EQ(m.status().code(), ErrorCode::Io);
+  EXPECT_NE(m.message().find("'/dev/zero': not a regular file"),
+            std::string::npos)
+      << m.message();
+  EXPECT_FALSE(Manifest::load(NVFP4_RUNTIME_TEST_INPUTS).ok());
+  std::string huge(kMaxManifestBytes + 1, ' ');
+  expectError(huge, "bytes; a manifest may have at most");
+}
+
+// Issue 16 W7: a pointer parameter's view must fit in its buffer.
+TEST(RuntimeManifest, PointerViewLargerThanBuffer) {
+  const char *buffers =
+      R"([{"element_type": "bf16", "elements": 8, "argument": 0}])";
+  expectError(manifest(buffers, kernelWith(R"([{"type": "ptr", "buffer": 0,
+                  "element_type": "f64", "elements": 1000000000000}])")),
+              "params[0]: the kernel views buffer 0 as 1000000000000 x f64, "
+              "more than its 8 x bf16 (16 bytes)");
+  expectError(manifest(buffers, kernelWith(R"([{"type": "ptr", "buffer": 0,
+                  "element_type": "f32", "elements": 5}])")),
+              "views buffer 0 as 5 x f32");
+  expectError(manifest(buffers, kernelWith(R"([{"type": "ptr", "buffer": 0,
+                  "elements": -1}])")),
+              "\"elements\" must be a non-negative integer");
+  // The same bytes under another type (an f32 amax read as i32), or a
+  // view without "elements", are fine.
+  EXPECT_TRUE(Manifest::parse(manifest(buffers, kernelWith(R"([{"type": "ptr",
+                  "buffer": 0, "element_type": "i32", "elements": 4}])")))
+                  .ok());
+  EXPECT_TRUE(Manifest::parse(manifest(buffers, kernelWith(R"([{"type": "ptr",
+                  "buffer": 0, "element_type": "f64"}])")))
+                  .ok());
+  EXPECT_TRUE(Manifest::parse(manifest(buffers, kernelWith(R"([{"type": "ptr",
+                  "buffer": 0, "elements": 8}])")))
+                  .ok());
+}
+
+// "host_computation": parsed, described, and refused by checkRunnable.
+TEST(RuntimeManifest, HostComputation) {
+  std::string json = manifest(kOneBuffer, "[]");
+  json.insert(json.size() - 1,
+              R"(, "host_computation": [{"op": "linalg.transpose",
+                  "location": "m.mlir:4:9"}, {"op": "arith.addf",
+                  "location": "m.mlir:5:3"}])");
+  Expected<Manifest> m = Manifest::parse(json, "m.json");
+  ASSERT_TRUE(m.ok()) << m.message();
+  ASSERT_EQ(m->hostComputation().size(), 2u);
+  EXPECT_EQ(m->hostComputation()[0].op, "linalg.transpose");
+  EXPECT_EQ(m->hostComputation()[1].location, "m.mlir:5:3");
+  Status runnable = m->checkRunnable();
+  ASSERT_FALSE(runnable.ok());
+  EXPECT_EQ(runnable.code(), ErrorCode::InvalidManifest);
+  EXPECT_EQ(runnable.message(),
+            "m.json: @f leaves computation on the host that no kernel "
+            "performs (2 ops: linalg.transpose at m.mlir:4:9, arith.addf at "
+            "m.mlir:5:3); its kernels alone would run on buffers nobody "
+            "wrote, so the runtime does not run this bundle");
+  EXPECT_NE(m->describe().find("host computation no kernel performs (the "
+                               "runtime refuses to run this bundle): 2 ops\n"
+                               "  linalg.transpose at m.mlir:4:9\n"),
+            std::string::npos)
+      << m->describe();
+
+  std::string empty = manifest(kOneBuffer, "[]");
+  empty.insert(empty.size() - 1, R"(, "host_computation": [])");
+  ASSERT_TRUE(Manifest::parse(empty).ok());
+  EXPECT_TRUE(Manifest::parse(empty)->checkRunnable().ok());
+  EXPECT_TRUE(Manifest::parse(manifest(kOneBuffer, "[]"))->checkRunnable().ok());
+
+  auto withHost = [](const std::string &value) {
+    std::string text = manifest(kOneBuffer, "[]");
+    text.insert(text.size() - 1, R"(, "host_computation": )" + value);
+    return text;
+  };
+  expectError(withHost("{}"), "\"host_computation\" must be an array");
+  expectError(withHost("[3]"), "host_computation[0]: not an object");
+  expectError(withHost(R"([{"location": "a"}])"),
+              "host_computation[0]: \"op\" must be a non-empty string");
+  expectError(withHost(R"([{"op": "x", "location": 3}])"),
+              "host_computation[0]: \"location\" must be a string");
+}
+
+// SplitMix64's published first outputs for seed 0 (an independent check
+// of the mixing the runtime redoes for "seed_stream" parameters).
+TEST(RuntimeManifest, StreamSeeds) {
+  EXPECT_EQ(deriveStreamSeed(0, 0), 0xE220A8397B1DCDAFull);
+  EXPECT_EQ(deriveStreamSeed(0, 1), 0x6E789E6AA1B965F4ull);
+  EXPECT_EQ(deriveStreamSeed(0, 2), 0x06C45D188009454Full);
+
+  const char *buffers =
+      R"([{"element_type": "bf16", "elements": 8, "argument": 0}])";
+  Expected<Manifest> m = Manifest::parse(manifest(buffers, kernelWith(
+      R"([{"type": "ptr", "buffer": 0},
+          {"type": "i64", "argument": 1, "seed_stream": 3}])")));
+  ASSERT_TRUE(m.ok()) << m.message();
+  EXPECT_EQ(m->kernels()[0].params[1].seedStream, 3u);
+  EXPECT_EQ(m->arguments()[1].kind, ArgumentSpec::Scalar);
+  EXPECT_NE(m->describe().find("i64 stream seed 3 of argument 1"),
+            std::string::npos);
+  expectError(manifest(buffers, kernelWith(R"([{"type": "i64",
+                  "value": "1", "seed_stream": 0}])")),
+              "\"seed_stream\" without \"argument\"");
+  expectError(manifest(buffers, kernelWith(R"([{"type": "i32",
+                  "argument": 1, "seed_stream": 0}])")),
+              "\"seed_stream\" needs an i64 parameter, not i32");
+  expectError(manifest(buffers, kernelWith(R"([{"type": "i64",
+                  "argument": 1, "seed_stream": -2}])")),
+              "\"seed_stream\" must be a non-negative integer");
+}
+
 TEST(RuntimeScalars, Parse) {
   auto intOf = [](ScalarType t, const char *text) {
     Expected<ScalarValue> v = parseScalarValue(t, text);

@@ -75,6 +75,9 @@ struct KernelParam {
   int64_t elements = 0;       ///< pointee element count for pointers
   int64_t buffer = -1;        ///< pointers, maps: index into buffers
   int64_t argument = -1;      ///< scalars: the host function argument, if any
+  /// Scalars: the stream seed nvfp4-apply-recipe derives from `argument`
+  /// (deriveStreamSeed(argument, *seedStream)).
+  std::optional<uint64_t> seedStream;
   std::string constant;       ///< scalars: the value, if a constant
   std::vector<int64_t> dims, box;               ///< tensor maps
   std::string swizzle, l2Promotion, oobFill;    ///< tensor maps

@@ -41,7 +41,7 @@ extern "C" {
 #endif
 
 /* Bumped when a function's signature or meaning changes. */
-#define NVFP4RT_API_VERSION 1
+#define NVFP4RT_API_VERSION 2
 
 /* Status codes (the same numbers as nvfp4::runtime::ErrorCode). */
 #define NVFP4RT_SUCCESS 0
@@ -59,6 +59,16 @@ extern "C" {
 
 typedef struct nvfp4rtBundle_ *nvfp4rtBundle;
 typedef struct nvfp4rtSession_ *nvfp4rtSession;
+typedef struct nvfp4rtLauncher_ *nvfp4rtLauncher;
+
+/* A caller's device allocator for launcher workspaces (stream ordered, like
+ * PyTorch's caching allocator): allocate returns NVFP4RT_SUCCESS and a
+ * 256-byte aligned address usable on `stream` (a CUstream), or any other
+ * value on failure. */
+typedef int (*nvfp4rtAllocateFunction)(void *userData, size_t bytes,
+                                       void *stream, uint64_t *address);
+typedef void (*nvfp4rtDeallocateFunction)(void *userData, uint64_t address,
+                                          size_t bytes, void *stream);
 
 /* NVFP4RT_API_VERSION of the library (to check a binding against it). */
 int nvfp4rtGetApiVersion(void);
@@ -126,6 +136,48 @@ int nvfp4rtSessionRun(nvfp4rtSession session, int repeat, int warmup,
 /* Downloads result `result`; `bytes` must be exactly its size. */
 int nvfp4rtSessionGetResult(nvfp4rtSession session, int64_t result, void *data,
                             size_t bytes);
+
+/* Launching on the caller's memory and stream (nvfp4::runtime::Launcher):
+ * no host copies, no synchronization. Array arguments and results are the
+ * caller's device addresses (16-byte aligned); every other buffer lives in a
+ * workspace of nvfp4rtLauncherGetWorkspaceBytes bytes, which the caller
+ * passes to each launch, or which comes from the allocator set, or from a
+ * pool the launcher keeps. Tensor maps are encoded per set of addresses and
+ * cached. Not thread-safe. */
+int nvfp4rtLauncherCreate(nvfp4rtBundle bundle, nvfp4rtLauncher *launcher);
+void nvfp4rtLauncherDestroy(nvfp4rtLauncher launcher);
+int nvfp4rtLauncherGetWorkspaceBytes(nvfp4rtLauncher launcher, size_t *bytes);
+/* The byte offset of manifest buffer `buffer` in the workspace, or -1 for a
+ * buffer that is an argument or a result. */
+int nvfp4rtLauncherGetWorkspaceOffset(nvfp4rtLauncher launcher, int64_t buffer,
+                                      int64_t *offset);
+/* Both NULL: back to the launcher's pool. */
+int nvfp4rtLauncherSetAllocator(nvfp4rtLauncher launcher,
+                                nvfp4rtAllocateFunction allocate,
+                                nvfp4rtDeallocateFunction deallocate,
+                                void *userData);
+/* Non-zero: write 0xAB into scratch and result buffers without other
+ * initial contents before each launch (default 0). */
+int nvfp4rtLauncherSetPoison(nvfp4rtLauncher launcher, int poison);
+int nvfp4rtLauncherSetTensorMapCacheCapacity(nvfp4rtLauncher launcher,
+                                             size_t sets);
+int nvfp4rtLauncherSetScalarInt(nvfp4rtLauncher launcher, int64_t argument,
+                                int64_t value);
+int nvfp4rtLauncherSetScalarFloat(nvfp4rtLauncher launcher, int64_t argument,
+                                  double value);
+/* Enqueues every kernel on `stream` (a CUstream; NULL: the default stream).
+ * arguments[i]: device address of array argument i (numArguments =
+ * nvfp4rtBundleGetNumArguments; entries of scalar or unused arguments are
+ * ignored); results[r]: device address of result r (numResults =
+ * nvfp4rtBundleGetNumResults); workspace: its address, or 0. */
+int nvfp4rtLauncherLaunch(nvfp4rtLauncher launcher, void *stream,
+                          const uint64_t *arguments, int64_t numArguments,
+                          const uint64_t *results, int64_t numResults,
+                          uint64_t workspace);
+/* Tensor-map cache statistics; outputs may be NULL. */
+int nvfp4rtLauncherGetTensorMapCacheStats(nvfp4rtLauncher launcher,
+                                          size_t *hits, size_t *misses,
+                                          size_t *evictions, size_t *entries);
 
 #ifdef __cplusplus
 }

@@ -19,9 +19,12 @@
 
 #include "nvfp4/Runtime/Runtime.h"
 
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cerrno>
+#include <climits>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -206,6 +209,125 @@ std::string readInput(const std::string &path, size_t expected,
   return "";
 }
 
+/// A name for the file `path` is or would be, to tell whether two paths
+/// name one file: device and inode when it exists, else the resolved
+/// directory plus the name.
+std::string fileIdentity(const std::string &path) {
+  struct stat st;
+  if (::stat(path.c_str(), &st) == 0)
+    return "inode:" + std::to_string(st.st_dev) + ":" +
+           std::to_string(st.st_ino);
+  size_t slash = path.rfind('/');
+  std::string dir = slash == std::string::npos ? "." : path.substr(0, slash);
+  if (dir.empty())
+    dir = "/";
+  std::string name = slash == std::string::npos ? path : path.substr(slash + 1);
+  char resolved[PATH_MAX];
+  if (!::realpath(dir.c_str(), resolved))
+    return "path:" + path;
+  return "path:" + std::string(resolved) + "/" + name;
+}
+
+/// An output file written safely: the bytes go to a temporary file in the
+/// target's directory, which replaces the target only once every result has
+/// been written (so a failure -- a bad second path, a full disk -- leaves
+/// every old file as it was). A target that exists and is not a regular
+/// file (/dev/null, a FIFO) is written directly.
+class OutputFile {
+public:
+  explicit OutputFile(std::string target) : target(std::move(target)) {}
+  OutputFile(const OutputFile &) = delete;
+  OutputFile &operator=(const OutputFile &) = delete;
+  ~OutputFile() { discard(); }
+
+  /// Creates the temporary file (or opens the special file); "" or an
+  /// error message.
+  std::string open() {
+    struct stat st;
+    std::string where = target;
+    if (::lstat(target.c_str(), &st) == 0 && S_ISLNK(st.st_mode)) {
+      char resolved[PATH_MAX];
+      if (::realpath(target.c_str(), resolved))
+        where = resolved; // replace the link's target, not the link
+    }
+    bool exists = ::stat(where.c_str(), &st) == 0;
+    if (exists && S_ISDIR(st.st_mode))
+      return "cannot write '" + target + "': it is a directory";
+    if (exists && !S_ISREG(st.st_mode)) {
+      fd = ::open(where.c_str(), O_WRONLY | O_CLOEXEC);
+      if (fd < 0)
+        return "cannot write '" + target + "': " + std::strerror(errno);
+      direct = true;
+      return "";
+    }
+    final = where;
+    temporary = where + ".nvfp4-run.XXXXXX";
+    fd = ::mkstemp(&temporary[0]);
+    if (fd < 0) {
+      std::string error = std::strerror(errno);
+      temporary.clear();
+      return "cannot write '" + target + "': " + error;
+    }
+    // mkstemp makes the file 0600; give it the mode a plain creation (or
+    // the file it replaces) would have.
+    mode_t mode;
+    if (exists) {
+      mode = st.st_mode & 07777;
+    } else {
+      mode_t mask = ::umask(0);
+      ::umask(mask);
+      mode = 0666 & ~mask;
+    }
+    ::fchmod(fd, mode);
+    return "";
+  }
+
+  /// Writes all of `data`; "" or an error message.
+  std::string write(const char *data, size_t bytes) {
+    while (bytes) {
+      ssize_t n = ::write(fd, data, bytes);
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n <= 0)
+        return "cannot write '" + target + "': " +
+               std::strerror(n < 0 ? errno : ENOSPC);
+      data += n;
+      bytes -= static_cast<size_t>(n);
+    }
+    if (!direct && ::fsync(fd) != 0)
+      return "cannot write '" + target + "': " + std::strerror(errno);
+    int closed = ::close(fd);
+    fd = -1;
+    if (closed != 0)
+      return "cannot write '" + target + "': " + std::strerror(errno);
+    return "";
+  }
+
+  /// Moves the temporary file over the target; "" or an error message.
+  std::string commit() {
+    if (direct)
+      return "";
+    if (::rename(temporary.c_str(), final.c_str()) != 0)
+      return "cannot write '" + target + "': " + std::strerror(errno);
+    temporary.clear();
+    return "";
+  }
+
+  void discard() {
+    if (fd >= 0)
+      ::close(fd);
+    fd = -1;
+    if (!temporary.empty())
+      ::unlink(temporary.c_str());
+    temporary.clear();
+  }
+
+private:
+  std::string target, final, temporary;
+  int fd = -1;
+  bool direct = false;
+};
+
 std::string arrayText(const Manifest &m, const ArgumentSpec &a) {
   const BufferSpec &b = m.buffers()[a.buffer];
   return std::to_string(b.elements) + " x " + scalarTypeName(b.elementType);
@@ -237,6 +359,10 @@ static int runTool(int argc, char **argv) {
   }
   if (o.image.empty())
     return fail("no kernel image given (see --help)");
+  // A host function that leaves work on the host cannot be replayed from
+  // its manifest (--describe above still shows it).
+  if (Status runnable = m.checkRunnable(); !runnable.ok())
+    return fail(runnable.message());
 
   std::string image;
   {
@@ -309,6 +435,31 @@ static int runTool(int argc, char **argv) {
     if (a.index >= int64_t(m.results().size()) || m.results()[a.index] < 0)
       return fail(a.spelled() + ": @" + m.function() + " has no result " +
                   std::to_string(a.index) + " in a device buffer");
+  // No output may overwrite another output, an input, the manifest or the
+  // image; each gets its temporary file now, so that a path that cannot be
+  // written fails before anything runs.
+  std::map<std::string, std::string> readFiles; // identity -> what it is
+  readFiles[fileIdentity(o.manifest)] = "the manifest";
+  readFiles[fileIdentity(o.image)] = "the kernel image";
+  for (const Assignment &a : o.inputs)
+    readFiles.emplace(fileIdentity(a.value), "--input " +
+                                                 std::to_string(a.index));
+  std::map<std::string, int64_t> written;
+  std::vector<std::unique_ptr<OutputFile>> outputFiles;
+  for (const Assignment &a : o.outputs) {
+    std::string id = fileIdentity(a.value);
+    if (auto it = readFiles.find(id); it != readFiles.end())
+      return fail(a.spelled() + ": '" + a.value + "' is " + it->second +
+                  "; an output must not overwrite what the run reads");
+    if (auto it = written.find(id); it != written.end())
+      return fail(a.spelled() + ": '" + a.value + "' is also --output " +
+                  std::to_string(it->second) + "; give each result its own "
+                  "file");
+    written[id] = a.index;
+    outputFiles.push_back(std::make_unique<OutputFile>(a.value));
+    if (std::string error = outputFiles.back()->open(); !error.empty())
+      return fail(a.spelled() + ": " + error);
+  }
 
   // 2. The GPU.
   Expected<std::shared_ptr<Device>> device = Device::open(o.device);
@@ -333,7 +484,10 @@ static int runTool(int argc, char **argv) {
   if (!stats.ok())
     return fail(stats.message());
 
-  for (const Assignment &a : o.outputs) {
+  // Every result into its temporary file first; only when all are written
+  // do they replace their targets.
+  for (size_t i = 0; i < o.outputs.size(); ++i) {
+    const Assignment &a = o.outputs[i];
     Expected<size_t> bytes = s.resultBytes(a.index);
     if (!bytes.ok())
       return fail(bytes.message());
@@ -342,16 +496,13 @@ static int runTool(int argc, char **argv) {
       return fail("out of host memory for result " + std::to_string(a.index));
     if (Status st = s.getResult(a.index, data.get(), *bytes); !st.ok())
       return fail(st.message());
-    std::FILE *f = std::fopen(a.value.c_str(), "wb");
-    if (!f)
-      return fail("cannot write '" + a.value + "': " + std::strerror(errno));
-    size_t written = *bytes ? std::fwrite(data.get(), 1, *bytes, f) : 0;
-    bool bad = written != *bytes;
-    if (std::fclose(f) != 0)
-      bad = true;
-    if (bad)
-      return fail("cannot write '" + a.value + "': " + std::strerror(errno));
+    if (std::string error = outputFiles[i]->write(data.get(), *bytes);
+        !error.empty())
+      return fail(error);
   }
+  for (std::unique_ptr<OutputFile> &file : outputFiles)
+    if (std::string error = file->commit(); !error.empty())
+      return fail(error);
 
   if (o.time) {
     const Session &cs = s;

@@ -15,6 +15,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
 #include "llvm/ADT/Twine.h"
@@ -131,6 +132,68 @@ Value mlir::nvfp4::buildStreamSeed(OpBuilder &b, Location loc, Value seed,
   z = arith::MulIOp::create(b, loc, xorShift(z, 30), constant(kMix1));
   z = arith::MulIOp::create(b, loc, xorShift(z, 27), constant(kMix2));
   return xorShift(z, 31);
+}
+
+/// `value` is `op(x, constant)` or `op(constant, x)` for an op of type Op
+/// (commutative); returns x and the constant.
+template <typename Op>
+static bool matchWithConstant(Value value, Value &x, uint64_t &constant) {
+  auto op = value.getDefiningOp<Op>();
+  if (!op)
+    return false;
+  for (auto [a, b] : {std::pair(op.getLhs(), op.getRhs()),
+                      std::pair(op.getRhs(), op.getLhs())}) {
+    if (std::optional<int64_t> c = getConstantIntValue(b)) {
+      x = a;
+      constant = static_cast<uint64_t>(*c);
+      return true;
+    }
+  }
+  return false;
+}
+
+/// `value` is `z ^ (z >> shift)`; returns z.
+static bool matchXorShift(Value value, uint64_t shift, Value &z) {
+  auto xorOp = value.getDefiningOp<arith::XOrIOp>();
+  if (!xorOp)
+    return false;
+  for (auto [a, b] : {std::pair(xorOp.getLhs(), xorOp.getRhs()),
+                      std::pair(xorOp.getRhs(), xorOp.getLhs())}) {
+    auto shr = b.getDefiningOp<arith::ShRUIOp>();
+    if (shr && shr.getLhs() == a &&
+        getConstantIntValue(shr.getRhs()) == static_cast<int64_t>(shift)) {
+      z = a;
+      return true;
+    }
+  }
+  return false;
+}
+
+bool mlir::nvfp4::matchStreamSeed(Value value, Value &seed,
+                                  uint64_t &streamIndex) {
+  if (!value.getType().isInteger(64))
+    return false;
+  Value z3, m2, z2, m1, z1, base;
+  uint64_t mix2, mix1, offset;
+  if (!matchXorShift(value, 31, z3) ||
+      !matchWithConstant<arith::MulIOp>(z3, m2, mix2) || mix2 != kMix2 ||
+      !matchXorShift(m2, 27, z2) ||
+      !matchWithConstant<arith::MulIOp>(z2, m1, mix1) || mix1 != kMix1 ||
+      !matchXorShift(m1, 30, z1) ||
+      !matchWithConstant<arith::AddIOp>(z1, base, offset))
+    return false;
+  // offset = kGoldenGamma * (streamIndex + 1) mod 2^64; the gamma is odd,
+  // so it has an inverse modulo 2^64 (Newton's iteration doubles the
+  // number of correct low bits each step: 5 steps from 3 bits reach 64).
+  uint64_t inverse = kGoldenGamma;
+  for (int i = 0; i < 5; ++i)
+    inverse *= 2 - kGoldenGamma * inverse;
+  uint64_t streams = offset * inverse;
+  if (streams == 0 || streams > (uint64_t(1) << 32))
+    return false;
+  seed = base;
+  streamIndex = streams - 1;
+  return true;
 }
 
 //===----------------------------------------------------------------------===//

@@ -63,6 +63,10 @@
 #include <utility>
 #include <vector>
 
+// cuda.h's stream handle type (CUstream is `CUstream_st *`), so that this
+// header does not need cuda.h.
+struct CUstream_st;
+
 namespace nvfp4::runtime {
 
 //===----------------------------------------------------------------------===//
@@ -252,6 +256,9 @@ struct ParamSpec {
   ScalarType type = ScalarType::I64; ///< pointee type for pointers
   int64_t buffer = -1;               ///< pointers and tensor maps
   int64_t argument = -1;             ///< scalars from a host argument
+  /// Scalars from a host argument through nvfp4-apply-recipe's stream-seed
+  /// mixing: the value is deriveStreamSeed(argument, *seedStream).
+  std::optional<uint64_t> seedStream;
   std::optional<ScalarValue> value;  ///< constant scalars
   std::optional<TensorMapSpec> tensorMap; ///< tensor maps
 
@@ -278,6 +285,26 @@ struct ArgumentSpec {
   size_t bytes = 0;                  ///< Array: bytes setInput expects
 };
 
+/// One op of the host function that no kernel implements (the manifest's
+/// "host_computation"): the bundle's kernels alone do not compute the
+/// function's results.
+struct HostComputation {
+  std::string op;       ///< "linalg.transpose"
+  std::string location; ///< "model.mlir:12:5"
+};
+
+/// The stream seed nvfp4-apply-recipe derives for its `streamIndex`-th
+/// stochastic-rounding quantization from a base seed (SplitMix64's output
+/// `streamIndex` + 1); "seed_stream" parameters get it at launch.
+uint64_t deriveStreamSeed(uint64_t seed, uint64_t streamIndex);
+
+/// Limits on what the runtime reads (untrusted files): a manifest larger
+/// than kMaxManifestBytes or nested deeper than kMaxManifestDepth, or a
+/// kernel image larger than kMaxImageBytes, is rejected before parsing.
+constexpr size_t kMaxManifestBytes = size_t(64) << 20;
+constexpr unsigned kMaxManifestDepth = 64;
+constexpr size_t kMaxImageBytes = size_t(1) << 31;
+
 /// A parsed and checked manifest: every index refers to something that
 /// exists, every type is known, every launch has a static geometry.
 class Manifest {
@@ -301,11 +328,22 @@ public:
   /// that result is not a device buffer).
   const std::vector<int64_t> &results() const { return results_; }
 
+  /// Host-function ops the kernels do not cover ("host_computation"; empty
+  /// when the kernels compute everything).
+  const std::vector<HostComputation> &hostComputation() const {
+    return hostComputation_;
+  }
+  /// Success, or the InvalidManifest error that refuses to run a bundle
+  /// whose manifest lists host computation (Bundle::load and nvfp4-run
+  /// call it).
+  Status checkRunnable() const;
+
   /// A readable summary (function, arguments, results, launches).
   std::string describe() const;
 
 private:
-  std::string function_, chip_;
+  std::string function_, chip_, origin_;
+  std::vector<HostComputation> hostComputation_;
   std::vector<BufferSpec> buffers_;
   std::vector<KernelSpec> kernels_;
   std::vector<ArgumentSpec> arguments_;
@@ -433,6 +471,113 @@ public:
 
 private:
   std::unique_ptr<SessionImpl> impl_;
+};
+
+//===----------------------------------------------------------------------===//
+// Launching on the caller's memory and stream
+//===----------------------------------------------------------------------===//
+
+/// Device memory for the scratch buffers of a launch, from the caller's
+/// allocator (PyTorch's caching allocator, say). Both calls are stream
+/// ordered: memory deallocated after the launch's kernels were enqueued on
+/// `stream` may be reused by later work on that stream.
+class DeviceAllocator {
+public:
+  virtual ~DeviceAllocator();
+  /// `bytes` (> 0) bytes, 256-byte aligned, usable by work on `stream`.
+  virtual Expected<uint64_t> allocate(size_t bytes, CUstream_st *stream) = 0;
+  virtual void deallocate(uint64_t address, size_t bytes,
+                          CUstream_st *stream) = 0;
+};
+
+class LauncherImpl;
+
+/// Enqueues a bundle's kernels on a stream the caller owns, over device
+/// memory the caller owns (PyTorch tensors): array arguments and results
+/// are the caller's device pointers, the other buffers ("scratch": quantized
+/// operands, amaxes) live in one workspace. Nothing is copied to or from
+/// the host and nothing waits for the GPU:
+///
+///   auto launcher = Launcher::create(bundle);
+///   size_t bytes = (*launcher)->workspaceBytes();       // caller allocates
+///   (*launcher)->setScalar(4, seed);                    // scalar argument 4
+///   uint64_t args[] = {x, w, 0, 0, 0}, results[] = {y};
+///   (*launcher)->launch(stream, args, 5, results, 1, workspace);
+///
+/// Per launch, on `stream` and in manifest order: scratch and result
+/// buffers that start as zeros or with a fill get a memset, then every
+/// kernel is launched. The workspace comes from, in this order: the
+/// `workspace` address given, the DeviceAllocator set (allocated before
+/// and deallocated after the launch, stream ordered), or a pool the
+/// launcher allocates once and keeps (launches through one launcher then
+/// run one after the other: a launch on another stream first waits, on the
+/// GPU, for the previous one).
+///
+/// Tensor maps are encoded per set of buffer addresses and cached (in
+/// device memory, uploaded on the stream of the first launch that uses
+/// them); with a caching allocator the addresses repeat, so after the first
+/// steps a launch encodes nothing. The cache holds `tensorMapCacheCapacity`
+/// sets; evicting one waits for its last launch to finish.
+///
+/// Every caller address must be 16-byte aligned and cover the argument's or
+/// result's bytes (Manifest::arguments(), resultBytes); the memory must be
+/// on the bundle's device, in its primary context (PyTorch's). A launcher
+/// is not thread-safe.
+class Launcher {
+public:
+  static Expected<std::unique_ptr<Launcher>>
+  create(std::shared_ptr<Bundle> bundle);
+
+  const Manifest &manifest() const;
+  /// Bytes of the workspace (0 when every buffer is an argument or result).
+  size_t workspaceBytes() const;
+  /// The byte offset of buffer `buffer` in the workspace; nullopt for a
+  /// buffer that is an argument or a result (the caller's memory).
+  std::optional<size_t> workspaceOffset(int64_t buffer) const;
+
+  /// Where the workspace comes from when launch() is given none (null: the
+  /// launcher's own pool).
+  void setAllocator(std::shared_ptr<DeviceAllocator> allocator);
+  /// Write 0xAB into scratch and result buffers that have no other initial
+  /// contents before each launch (as Session does: a kernel that forgets an
+  /// element shows up). Off by default.
+  void setPoison(bool poison);
+  /// The most pointer sets whose tensor maps stay cached (default 64).
+  void setTensorMapCacheCapacity(size_t sets);
+
+  /// Sets scalar argument `argument` for the following launches.
+  Status setScalar(int64_t argument, ScalarValue value);
+  template <typename T, std::enable_if_t<std::is_integral_v<T>, int> = 0>
+  Status setScalar(int64_t argument, T value) {
+    return setScalar(argument, ScalarValue::ofInt(static_cast<int64_t>(value)));
+  }
+  template <typename T, std::enable_if_t<std::is_floating_point_v<T>, int> = 0>
+  Status setScalar(int64_t argument, T value) {
+    return setScalar(argument,
+                     ScalarValue::ofFloat(static_cast<double>(value)));
+  }
+
+  /// Enqueues the bundle on `stream` (null: the context's default stream).
+  /// `arguments[i]` is the device address of array argument i (entries of
+  /// scalar and unused arguments are ignored; there must be one per
+  /// manifest argument), `results[r]` that of result r (one per manifest
+  /// result; 0 for a result that is not a device buffer), `workspace` the
+  /// workspace's address or 0. Returns once the work is enqueued.
+  Status launch(CUstream_st *stream, const uint64_t *arguments,
+                size_t numArguments, const uint64_t *results,
+                size_t numResults, uint64_t workspace = 0);
+
+  /// Cache statistics since creation (tests, tuning).
+  struct TensorMapCacheStats {
+    size_t hits = 0, misses = 0, evictions = 0, entries = 0;
+  };
+  TensorMapCacheStats tensorMapCacheStats() const;
+
+  ~Launcher();
+  explicit Launcher(std::unique_ptr<LauncherImpl> impl);
+
+private:
+  std::unique_ptr<LauncherImpl> impl_;
 };
 
 } // namespace nvfp4::runtime

@@ -71,6 +71,13 @@ uint64_t deriveStreamSeed(uint64_t seed, uint64_t streamIndex);
 Value buildStreamSeed(OpBuilder &builder, Location loc, Value seed,
                       uint64_t streamIndex);
 
+/// Recognizes the ops buildStreamSeed emits: when `value` is the stream
+/// seed `streamIndex` of the run-time seed `seed`, sets both and returns
+/// true. nvfp4-compile's manifest describes such a kernel parameter as
+/// {"argument": N, "seed_stream": streamIndex}, which a runtime computes at
+/// launch.
+bool matchStreamSeed(Value value, Value &seed, uint64_t &streamIndex);
+
 /// Rewrites `gemm` (which must pass checkRecipeApplicable) into quantize,
 /// hadamard and scaled_matmul ops following `recipe`; `makeSeed` is called
 /// once per stochastically rounded operand and returns its i64 seed.
