@@ -16,8 +16,12 @@ BUILD_DIR=${BUILD_DIR:-$ROOT/build}
 BUILD_TYPE=${BUILD_TYPE:-Release}
 LLVM_PREFIX=/usr/lib/llvm-22
 
+# python3-torch (PyTorch 1.13, CPU only): nvfp4.torch's tests run on the
+# CPU up to the launch (shapes, dtypes, devices, convert's policy); its GPU
+# half is integration_test/run_torch_suite.sh. NVFP4_NO_TORCH=1 skips it.
 PACKAGES=(cmake ninja-build g++ python3 python3-dev python3-numpy pybind11-dev
           libgtest-dev llvm-22-dev llvm-22-tools libmlir-22-dev mlir-22-tools)
+[[ ${NVFP4_NO_TORCH:-0} == 1 ]] || PACKAGES+=(python3-torch)
 
 missing=()
 for pkg in "${PACKAGES[@]}"; do

@@ -80,6 +80,14 @@ config.substitutions.append(
 # package built into build/python_packages.
 if config.nvfp4_python_enabled and os.path.exists(config.python_executable):
     config.available_features.add("python-nvfp4")
+    # nvfp4.torch's CPU tests need PyTorch in that interpreter (Debian's
+    # python3-torch, which scripts/setup.sh installs).
+    try:
+        subprocess.run([config.python_executable, "-c", "import torch"],
+                       check=True, capture_output=True, timeout=120)
+        config.available_features.add("python-torch")
+    except (OSError, subprocess.SubprocessError):
+        pass
     config.environment["PYTHONPATH"] = os.path.join(
         config.nvfp4_obj_root, "python_packages"
     )

@@ -15,7 +15,21 @@ input raises ValueError.
 
 import numpy as _np
 
-from . import _nvfp4
+try:
+    from . import _nvfp4
+except ImportError as _error:
+    # The extension is built for one Python (Debian's 3.11). Elsewhere -- a
+    # GPU machine whose Python differs -- the pure-Python parts
+    # (nvfp4.layer_kernels, nvfp4.torch) still import; the numerics raise.
+    class _MissingExtension:
+        DEFAULT_SIGN_MASK = 0xD7E8
+        _reason = str(_error)
+
+        def __getattr__(self, name):
+            raise ImportError("nvfp4's numerics extension (nvfp4._nvfp4) "
+                              "cannot be loaded here: " + self._reason)
+
+    _nvfp4 = _MissingExtension()
 
 __all__ = [
     "DEFAULT_SIGN_MASK",

@@ -1,0 +1,552 @@
+"""The kernels of one NVFP4 linear layer, compiled by nvfp4 and cached on disk.
+
+This is the framework-independent half of ``nvfp4.torch`` (it needs neither
+PyTorch nor a GPU to write IR, compile and cache; running needs the runtime,
+``nvfp4_runtime``). A linear layer ``Y = X W^T`` on ``T`` tokens
+(``X: [T, in]``, ``W: [out, in]``) is written as annotated model IR, two
+host functions:
+
+- ``forward(x, w) -> y``: the fprop GEMM;
+- ``backward(dy, wt, dyt, xt, seed) -> (dx, dw)``: dgrad ``dX = dY W`` as
+  ``dY (W^T)^T`` and wgrad ``dW = dY^T X`` as ``(dY^T) (X^T)^T``, with the
+  transposed operands given (the GPU lowering has no transpose kernel for
+  BF16 tensors; the framework transposes) and ``seed`` the step's
+  stochastic-rounding seed.
+
+Each goes through ``nvfp4-assign-precision``, ``nvfp4-apply-recipe`` (with
+the recipe's knobs: RHT, stochastic rounding, 2D weight blocks) and
+``nvfp4-fuse-quantization`` in ``nvfp4-opt``, then ``nvfp4-compile`` for the
+chip; the kernel image and manifest are kept in a cache directory keyed by
+the IR, the options and the chip, so a shape is compiled once per chip.
+A machine without the compiler (a GPU machine with only the runtime) uses a
+cache prepared elsewhere.
+
+``layer_policy`` asks ``nvfp4-assign-precision`` which layers of a model are
+NVFP4 (``nvfp4.torch.convert`` uses it).
+"""
+import hashlib
+import json
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+
+__all__ = ["RecipeOptions", "LayerShape", "CompilerUnavailable",
+           "KernelCache", "LayerKernels", "forward_ir", "backward_ir",
+           "layer_ir", "layer_policy", "default_cache_dir", "find_tool",
+           "chip_of_capability", "derive_stream_seed"]
+
+# Bumped when the IR written here or the cache layout changes.
+CACHE_FORMAT = 1
+# The backward function's seed argument.
+SEED_ARGUMENT = 4
+
+
+class CompilerUnavailable(RuntimeError):
+    """A kernel is not in the cache and nvfp4-opt / nvfp4-compile cannot be
+    found to compile it."""
+
+
+class RecipeOptions:
+    """The nvfp4-apply-recipe knobs of one layer's kernels."""
+
+    __slots__ = ("rht", "stochastic_rounding", "weight_2d")
+
+    def __init__(self, rht=True, stochastic_rounding=True, weight_2d=True):
+        self.rht = bool(rht)
+        self.stochastic_rounding = bool(stochastic_rounding)
+        self.weight_2d = bool(weight_2d)
+
+    def pass_options(self):
+        return (f"rht={int(self.rht)} "
+                f"stochastic-rounding={int(self.stochastic_rounding)} "
+                f"weight-2d={int(self.weight_2d)} "
+                f"seed-argument={SEED_ARGUMENT}")
+
+    def key(self):
+        return (self.rht, self.stochastic_rounding, self.weight_2d)
+
+    def __eq__(self, other):
+        return isinstance(other, RecipeOptions) and self.key() == other.key()
+
+    def __hash__(self):
+        return hash(self.key())
+
+    def __repr__(self):
+        return (f"RecipeOptions(rht={self.rht}, stochastic_rounding="
+                f"{self.stochastic_rounding}, weight_2d={self.weight_2d})")
+
+
+class LayerShape:
+    """tokens x in_features -> out_features; every extent must be a
+    positive multiple of 16 (the NVFP4 block along each GEMM's K: in for
+    fprop, out for dgrad, the tokens for wgrad)."""
+
+    __slots__ = ("tokens", "in_features", "out_features")
+
+    def __init__(self, tokens, in_features, out_features):
+        for name, value in (("tokens", tokens), ("in_features", in_features),
+                            ("out_features", out_features)):
+            if isinstance(value, bool) or not isinstance(value, int):
+                raise ValueError(f"{name} must be an int, got "
+                                 f"{type(value).__name__}")
+            if value <= 0 or value % 16:
+                role = {"tokens": "wgrad", "in_features": "fprop",
+                        "out_features": "dgrad"}[name]
+                raise ValueError(
+                    f"{name} = {value}: NVFP4 needs a positive multiple of 16 "
+                    f"(it is K, the contracted dimension, of the {role} GEMM, "
+                    f"quantized in blocks of 16)")
+        self.tokens = tokens
+        self.in_features = in_features
+        self.out_features = out_features
+
+    def key(self):
+        return (self.tokens, self.in_features, self.out_features)
+
+    def __eq__(self, other):
+        return isinstance(other, LayerShape) and self.key() == other.key()
+
+    def __hash__(self):
+        return hash(self.key())
+
+    def __repr__(self):
+        return (f"LayerShape(tokens={self.tokens}, in_features="
+                f"{self.in_features}, out_features={self.out_features})")
+
+
+def derive_stream_seed(seed, stream):
+    """The seed of stochastic-rounding stream `stream` derived from `seed`
+    (SplitMix64 output stream + 1), as nvfp4-apply-recipe mixes it."""
+    mask = (1 << 64) - 1
+    z = (seed + 0x9E3779B97F4A7C15 * (stream + 1)) & mask
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & mask
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & mask
+    return z ^ (z >> 31)
+
+
+_MAPS_MK_NK = ("indexing_maps = [affine_map<(m, n, k) -> (m, k)>, "
+               "affine_map<(m, n, k) -> (n, k)>, "
+               "affine_map<(m, n, k) -> (m, n)>]")
+
+
+def _matmul(result, lhs, rhs, lhs_type, rhs_type, out_type, role, zero):
+    return (f"  {result} = linalg.matmul {_MAPS_MK_NK}\n"
+            f"      {{nvfp4.layer = 0 : i64, nvfp4.kind = \"ffn\", "
+            f"nvfp4.role = \"{role}\"}}\n"
+            f"      ins({lhs}, {rhs} : {lhs_type}, {rhs_type}) "
+            f"outs({zero} : {out_type}) -> {out_type}\n")
+
+
+def _zeros(name, tensor_type):
+    return (f"  %{name}_empty = tensor.empty() : {tensor_type}\n"
+            f"  %{name} = linalg.fill ins(%zero : bf16) outs(%{name}_empty : "
+            f"{tensor_type}) -> {tensor_type}\n")
+
+
+def _t(*dims):
+    return "tensor<" + "x".join(str(d) for d in dims) + "xbf16>"
+
+
+def forward_ir(shape):
+    """Annotated model IR of the fprop GEMM: y[T, out] = x[T, in] w[out, in]^T."""
+    t, k, n = shape.tokens, shape.in_features, shape.out_features
+    return (
+        f"// nvfp4.torch: fprop of a linear layer, {t} tokens, {k} -> {n}\n"
+        f"func.func @forward(%x: {_t(t, k)}, %w: {_t(n, k)} {{nvfp4.weight}})"
+        f" -> {_t(t, n)} {{\n"
+        f"  %zero = arith.constant 0.0 : bf16\n"
+        + _zeros("y0", _t(t, n))
+        + _matmul("%y", "%x", "%w", _t(t, k), _t(n, k), _t(t, n), "fprop",
+                  "%y0")
+        + f"  return %y : {_t(t, n)}\n}}\n")
+
+
+def backward_ir(shape):
+    """Annotated model IR of dgrad and wgrad with the transposed operands
+    given: dx[T, in] = dy[T, out] wt[in, out]^T and
+    dw[out, in] = dyt[out, T] xt[in, T]^T; argument 4 is the SR seed."""
+    t, k, n = shape.tokens, shape.in_features, shape.out_features
+    return (
+        f"// nvfp4.torch: dgrad and wgrad of a linear layer, {t} tokens, "
+        f"{k} -> {n}\n"
+        f"func.func @backward(%dy: {_t(t, n)}, %wt: {_t(k, n)} "
+        f"{{nvfp4.weight}}, %dyt: {_t(n, t)}, %xt: {_t(k, t)}, %seed: i64)"
+        f" -> ({_t(t, k)}, {_t(n, k)}) {{\n"
+        f"  %zero = arith.constant 0.0 : bf16\n"
+        + _zeros("dx0", _t(t, k)) + _zeros("dw0", _t(n, k))
+        + _matmul("%dx", "%dy", "%wt", _t(t, n), _t(k, n), _t(t, k),
+                  "dgrad", "%dx0")
+        + _matmul("%dw", "%dyt", "%xt", _t(n, t), _t(k, t), _t(n, k),
+                  "wgrad", "%dw0")
+        + f"  return %dx, %dw : {_t(t, k)}, {_t(n, k)}\n}}\n")
+
+
+def layer_ir(shape):
+    """Both functions of a layer (for reading: each is compiled on its own,
+    one host function per bundle)."""
+    return forward_ir(shape) + "\n" + backward_ir(shape)
+
+
+def find_tool(name):
+    """nvfp4-opt / nvfp4-compile: $NVFP4_TOOLS_DIR, the build tree's bin/
+    next to this package (build/python_packages/nvfp4 -> build/bin), then
+    $PATH. None when not found."""
+    directory = os.environ.get("NVFP4_TOOLS_DIR")
+    candidates = [os.path.join(directory, name)] if directory is not None \
+        else [os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
+                           "..", "bin", name)]
+    for path in candidates:
+        if os.path.isfile(path) and os.access(path, os.X_OK):
+            return os.path.abspath(path)
+    if directory is not None:
+        return None
+    return shutil.which(name)
+
+
+def default_cache_dir():
+    """$NVFP4_CACHE_DIR, else ~/.cache/nvfp4 (XDG_CACHE_HOME respected)."""
+    explicit = os.environ.get("NVFP4_CACHE_DIR")
+    if explicit:
+        return explicit
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(
+        os.path.expanduser("~"), ".cache")
+    return os.path.join(base, "nvfp4")
+
+
+_CHIPS = {(9, 0): "sm_90a", (10, 0): "sm_100a", (10, 3): "sm_103a",
+          (12, 0): "sm_120a"}
+
+
+def chip_of_capability(major, minor):
+    """The nvfp4 chip of a compute capability ((9, 0) -> "sm_90a")."""
+    chip = _CHIPS.get((int(major), int(minor)))
+    if chip is None:
+        raise ValueError(f"no nvfp4 kernels for compute capability "
+                         f"{major}.{minor} (nvfp4 targets sm_90a, sm_100a, "
+                         f"sm_103a and sm_120a)")
+    return chip
+
+
+def _run(tool, args, what):
+    result = subprocess.run([tool] + args, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    if result.returncode != 0:
+        raise RuntimeError(f"{what} failed ({os.path.basename(tool)} exit "
+                           f"{result.returncode}): "
+                           + result.stderr.strip()[-4000:])
+    return result
+
+
+class KernelCache:
+    """Compiled bundles on disk: ``<dir>/<chip>/<key>/`` holds
+    ``kernels.cubin`` (or ``.ptx`` without ptxas), ``manifest.json``,
+    the input IR, the IR after the passes, and ``meta.json``. The key hashes
+    the IR, the pass options and the chip; ``meta.json`` names the compiler
+    binaries' hash, and an entry another compiler wrote is compiled again
+    when a compiler is available here (without one it is used as it is)."""
+
+    def __init__(self, directory=None):
+        self.directory = os.path.abspath(directory or default_cache_dir())
+        self.compiles = 0  # compilations this process ran (tests, logs)
+        self._identity = None
+
+    def _compiler_identity(self, opt, compiler):
+        if self._identity is None:
+            digest = hashlib.sha256()
+            for tool in (opt, compiler):
+                with open(tool, "rb") as f:
+                    for block in iter(lambda: f.read(1 << 20), b""):
+                        digest.update(block)
+            self._identity = digest.hexdigest()[:16]
+        return self._identity
+
+    @staticmethod
+    def key(ir, pass_pipeline, chip):
+        digest = hashlib.sha256()
+        for part in (f"format {CACHE_FORMAT}", chip, pass_pipeline, ir):
+            digest.update(part.encode())
+            digest.update(b"\0")
+        return digest.hexdigest()[:24]
+
+    def entry(self, ir, pass_pipeline, chip, name):
+        """(image path, manifest path) of the bundle compiled from `ir` with
+        `pass_pipeline` (nvfp4-opt arguments) for `chip`; compiles on a miss.
+        `name` is for messages."""
+        key = self.key(ir, pass_pipeline, chip)
+        where = os.path.join(self.directory, chip, key)
+        opt, compiler = find_tool("nvfp4-opt"), find_tool("nvfp4-compile")
+        have_compiler = opt is not None and compiler is not None
+        meta_path = os.path.join(where, "meta.json")
+        if os.path.isfile(meta_path):
+            try:
+                with open(meta_path) as f:
+                    meta = json.load(f)
+                image = os.path.join(where, meta["image"])
+                manifest = os.path.join(where, "manifest.json")
+                fresh = (not have_compiler or meta.get("compiler") ==
+                         self._compiler_identity(opt, compiler))
+                if fresh and os.path.isfile(image) and \
+                        os.path.isfile(manifest):
+                    return image, manifest
+            except (OSError, ValueError, KeyError):
+                pass  # a damaged entry is compiled again
+        if not have_compiler:
+            raise CompilerUnavailable(
+                f"no compiled kernels for {name} ({chip}) in {self.directory}"
+                f", and nvfp4-opt / nvfp4-compile were not found to compile "
+                f"them (set NVFP4_TOOLS_DIR): compile them on a machine with "
+                f"the compiler into this cache (nvfp4.torch.prepare, python3 -m "
+                f"nvfp4.layer_kernels, examples/training/train.py --prepare) and copy it here")
+        self._compile(ir, pass_pipeline, chip, where, opt, compiler, name)
+        self.compiles += 1
+        with open(meta_path) as f:
+            meta = json.load(f)
+        return os.path.join(where, meta["image"]), \
+            os.path.join(where, "manifest.json")
+
+    def _compile(self, ir, pass_pipeline, chip, where, opt, compiler, name):
+        os.makedirs(os.path.dirname(where), exist_ok=True)
+        staging = tempfile.mkdtemp(prefix=".staging-",
+                                   dir=os.path.dirname(where))
+        try:
+            source = os.path.join(staging, "layer.mlir")
+            lowered = os.path.join(staging, "nvfp4.mlir")
+            with open(source, "w") as f:
+                f.write(ir)
+            _run(opt, [source] + pass_pipeline.split("\t") + ["-o", lowered],
+                 f"the recipe passes on {name}")
+            with open(lowered) as f:
+                text = f.read()
+            if "linalg.matmul" in text:
+                raise ValueError(
+                    f"{name}: nvfp4-assign-precision / nvfp4-apply-recipe left "
+                    f"a GEMM in BF16 (see the remarks of nvfp4-opt {source} "
+                    f"{pass_pipeline.replace(chr(9), ' ')}); the layer cannot "
+                    f"run in NVFP4")
+            ptxas = shutil.which("ptxas") or (
+                "/usr/local/cuda/bin/ptxas"
+                if os.path.exists("/usr/local/cuda/bin/ptxas") else None)
+            emit, image = ("cubin", "kernels.cubin") if ptxas else \
+                ("ptx", "kernels.ptx")
+            _run(compiler, [lowered, f"--chip={chip}", f"--emit={emit}",
+                            "--keep-first=0", "--keep-last=0", "-o",
+                            os.path.join(staging, image),
+                            "--report=" + os.path.join(staging,
+                                                       "manifest.json")],
+                 f"nvfp4-compile of {name}")
+            for leftover in os.listdir(staging):  # a --report picture
+                if leftover.endswith(".svg"):
+                    os.unlink(os.path.join(staging, leftover))
+            with open(os.path.join(staging, "manifest.json")) as f:
+                manifest = json.load(f)
+            if manifest.get("host_computation"):
+                ops = ", ".join(h.get("op", "?")
+                                for h in manifest["host_computation"])
+                raise ValueError(f"{name}: the compiled host function leaves "
+                                 f"computation on the host ({ops})")
+            with open(os.path.join(staging, "meta.json"), "w") as f:
+                json.dump({"image": image, "chip": chip, "name": name,
+                           "passes": pass_pipeline,
+                           "compiler": self._compiler_identity(opt, compiler)},
+                          f, indent=1)
+            if os.path.isdir(where):
+                shutil.rmtree(where)
+            os.chmod(staging, 0o755)
+            os.rename(staging, where)
+        finally:
+            if os.path.isdir(staging):
+                shutil.rmtree(staging)
+
+
+def _recipe_pipeline(options):
+    """nvfp4-opt arguments (tab-separated) of a layer's passes: the layer
+    is one NVFP4 block (convert decided that), the recipe's knobs."""
+    return "\t".join([
+        "--nvfp4-assign-precision=keep-first=0 keep-last=0",
+        f"--nvfp4-apply-recipe={options.pass_options()}",
+        "--nvfp4-fuse-quantization"])
+
+
+def compile_layer(shape, options, chip, cache=None):
+    """Compiles (or finds in the cache) both bundles of a layer for `chip`
+    without a GPU; returns {"forward": (image, manifest), "backward": ...}.
+    """
+    cache = cache or KernelCache()
+    pipeline = _recipe_pipeline(options)
+    label = f"{shape} {options}"
+    return {phase: cache.entry(ir, pipeline, chip, f"{phase} of {label}")
+            for phase, ir in (("forward", forward_ir(shape)),
+                              ("backward", backward_ir(shape)))}
+
+
+class LayerKernels:
+    """The forward and backward bundles of one layer shape and recipe on one
+    device, launched on the caller's memory and stream (nvfp4_runtime
+    Launcher). Addresses are ints or tensors; the caller provides dense
+    bf16 buffers of the documented shapes and a workspace per launch."""
+
+    def __init__(self, shape, options, chip, device=0, cache=None):
+        import nvfp4_runtime as rt
+        self.shape = shape
+        self.options = options
+        self.chip = chip
+        self.cache = cache or KernelCache()
+        self.paths = compile_layer(shape, options, chip, self.cache)
+        self.bundles, self.launchers = {}, {}
+        for phase, (image, manifest) in self.paths.items():
+            bundle = rt.load(image, manifest, device)
+            self.bundles[phase] = bundle
+            self.launchers[phase] = bundle.launcher()
+        self._check_signatures()
+
+    def _check_signatures(self):
+        t, k, n = self.shape.key()
+        expected = {"forward": ([t * k * 2, n * k * 2], [t * n]),
+                    "backward": ([t * n * 2, k * n * 2, n * t * 2, k * t * 2],
+                                 [t * k, n * k])}
+        for phase, (arrays, results) in expected.items():
+            launcher = self.launchers[phase]
+            got = [a[2] for a in launcher.arguments[:len(arrays)]
+                   if a is not None]
+            got_results = [r[1] for r in launcher.results]
+            if got != arrays or got_results != results:
+                raise RuntimeError(
+                    f"the cached {phase} bundle {self.paths[phase][1]} does "
+                    f"not have the signature of {self.shape}: arguments "
+                    f"{launcher.arguments}, results {launcher.results}")
+
+    def workspace_bytes(self, phase):
+        return self.launchers[phase].workspace_bytes
+
+    def manifest(self, phase):
+        with open(self.paths[phase][1]) as f:
+            return json.load(f)
+
+    def forward(self, x, w, y, stream=None, workspace=None):
+        """y[T, out] = NVFP4 fprop of x[T, in] and w[out, in]."""
+        self.launchers["forward"].launch([x, w], [y], stream, workspace)
+
+    def backward(self, dy, wt, dyt, xt, seed, dx, dw, stream=None,
+                 workspace=None):
+        """dx[T, in] and dw[out, in] from dy[T, out], wt = w^T [in, out],
+        dyt = dy^T [out, T], xt = x^T [in, T] and the step's SR seed."""
+        launcher = self.launchers["backward"]
+        arguments = [dy, wt, dyt, xt, seed][:len(launcher.arguments)]
+        launcher.launch(arguments, [dx, dw], stream, workspace)
+
+
+_PRECISION = re.compile(r'nvfp4\.precision = "(\w+)"')
+
+
+def layer_policy(layers, keep_first=None, keep_last=None, keep_kinds=None,
+                 cache=None):
+    """Which layers nvfp4-assign-precision makes NVFP4: `layers` is a list
+    of (block index or None, kind, in_features, out_features); returns one
+    bool per layer. A layer is NVFP4 when its fprop and dgrad GEMMs both
+    are (a layer outside the blocks, block None, counts as kind "head"
+    unless its kind says otherwise). The answer is cached like kernels, so
+    a machine without nvfp4-opt can use a policy computed elsewhere."""
+    lines, args = [], []
+    for i, (block, kind, k, n) in enumerate(layers):
+        args.append(f"%w{i}: {_t(n, k)} {{nvfp4.weight}}")
+        args.append(f"%x{i}: {_t(16, k)}")
+        args.append(f"%dy{i}: {_t(16, n)}")
+        attributes = [f'nvfp4.kind = "{kind}"']
+        if block is not None:
+            attributes.insert(0, f"nvfp4.layer = {int(block)} : i64")
+        for role, lhs, rhs, lhs_type, rhs_type, out, maps in (
+                ("fprop", f"%x{i}", f"%w{i}", _t(16, k), _t(n, k),
+                 _t(16, n), _MAPS_MK_NK),
+                ("dgrad", f"%dy{i}", f"%w{i}", _t(16, n), _t(n, k),
+                 _t(16, k), "")):
+            lines.append(
+                f"  %{role}{i}_e = tensor.empty() : {out}\n"
+                f"  %{role}{i}_z = linalg.fill ins(%zero : bf16) outs("
+                f"%{role}{i}_e : {out}) -> {out}\n"
+                f"  %{role}{i} = linalg.matmul {maps} {{"
+                + ", ".join(attributes + [f'nvfp4.role = "{role}"'])
+                + f"}} ins({lhs}, {rhs} : {lhs_type}, {rhs_type}) outs("
+                f"%{role}{i}_z : {out}) -> {out}\n")
+    ir = ("func.func @model(" + ", ".join(args) + ") {\n"
+          "  %zero = arith.constant 0.0 : bf16\n" + "".join(lines)
+          + "  return\n}\n")
+    options = []
+    if keep_first is not None:
+        options.append(f"keep-first={int(keep_first)}")
+    if keep_last is not None:
+        options.append(f"keep-last={int(keep_last)}")
+    if keep_kinds is not None:
+        options.append("keep-kinds=" + (",".join(keep_kinds) or "none"))
+    argument = "--nvfp4-assign-precision" + (
+        "=" + " ".join(options) if options else "")
+
+    cache = cache or KernelCache()
+    key = KernelCache.key(ir, argument, "policy")
+    path = os.path.join(cache.directory, "policy", key + ".json")
+    if os.path.isfile(path):
+        with open(path) as f:
+            decisions = json.load(f)
+        if len(decisions) == len(layers):
+            return decisions
+    opt = find_tool("nvfp4-opt")
+    if opt is None:
+        raise CompilerUnavailable(
+            f"the precision policy of these {len(layers)} layers is not in "
+            f"{cache.directory} and nvfp4-opt was not found (set "
+            f"NVFP4_TOOLS_DIR) to compute it")
+    result = subprocess.run([opt, "-", argument], input=ir,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True)
+    if result.returncode != 0:
+        raise RuntimeError("nvfp4-assign-precision failed: "
+                           + result.stderr.strip()[-2000:])
+    precisions = [m.group(1) for line in result.stdout.splitlines()
+                  if "linalg.matmul" in line
+                  for m in [_PRECISION.search(line)] if m]
+    if len(precisions) != 2 * len(layers):
+        raise RuntimeError(f"nvfp4-assign-precision answered for "
+                           f"{len(precisions)} of {2 * len(layers)} GEMMs")
+    decisions = [precisions[2 * i] == "nvfp4" and
+                 precisions[2 * i + 1] == "nvfp4" for i in range(len(layers))]
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    temporary = path + f".{os.getpid()}.tmp"
+    with open(temporary, "w") as f:
+        json.dump(decisions, f)
+    os.replace(temporary, path)
+    return decisions
+
+
+def main(argv=None):
+    """python3 -m nvfp4.layer_kernels --tokens T --in K --out N --chip C
+    [--no-rht] [--no-sr] [--no-2d] [--cache DIR]: compiles one layer's
+    kernels into the cache and prints the bundle paths."""
+    import argparse
+    parser = argparse.ArgumentParser(prog="python3 -m nvfp4.layer_kernels",
+                                     description=main.__doc__)
+    parser.add_argument("--tokens", type=int, required=True)
+    parser.add_argument("--in", dest="in_features", type=int, required=True)
+    parser.add_argument("--out", dest="out_features", type=int,
+                        required=True)
+    parser.add_argument("--chip", default="sm_90a")
+    parser.add_argument("--no-rht", action="store_true")
+    parser.add_argument("--no-sr", action="store_true")
+    parser.add_argument("--no-2d", action="store_true")
+    parser.add_argument("--cache", default=None)
+    args = parser.parse_args(argv)
+    try:
+        paths = compile_layer(
+            LayerShape(args.tokens, args.in_features, args.out_features),
+            RecipeOptions(not args.no_rht, not args.no_sr, not args.no_2d),
+            args.chip, KernelCache(args.cache))
+    except (ValueError, RuntimeError) as e:
+        print(f"nvfp4.layer_kernels: error: {e}", file=__import__("sys").stderr)
+        return 1
+    for phase, (image, manifest) in paths.items():
+        print(f"{phase}: {image} {manifest}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,458 @@
+"""PyTorch training through nvfp4's kernels (PyTorch is an optional
+dependency of nvfp4; this module needs it).
+
+    import nvfp4.torch as nt
+    recipe = nt.Recipe(keep_first=1, keep_last=1)        # the NVFP4 recipe
+    model = nt.convert(model, recipe)    # eligible nn.Linear -> nt.Linear
+    with torch.autocast("cuda", dtype=torch.bfloat16):
+        loss = model(x).loss
+    loss.backward()
+
+``Linear`` is a drop-in ``torch.nn.Linear`` (same parameters, same
+initialization; BF16 parameters unless ``dtype`` says otherwise, FP32 master
+weights work too) whose forward and backward run the kernels nvfp4 compiled
+for the GPU: the fprop GEMM X W^T, dgrad dY W and wgrad dY^T X, each
+operand quantized as ``nvfp4-apply-recipe`` assigns it (docs/Numerics.md
+section 7: 16x16 weight blocks, stochastic rounding of the gradients, the
+Random Hadamard Transform on both wgrad operands along the tokens). The
+layer's graph is annotated model IR (``nvfp4.layer_kernels``) that goes
+through nvfp4-assign-precision, nvfp4-apply-recipe and
+nvfp4-fuse-quantization and nvfp4-compile; kernels are compiled once per
+shape, recipe and chip and cached on disk (``$NVFP4_CACHE_DIR``, default
+``~/.cache/nvfp4``). The bias add and its gradient stay in PyTorch.
+
+``convert(model, recipe)`` swaps ``nn.Linear`` layers by the compiler's
+per-layer policy (``nvfp4-assign-precision``: the first ``keep_first`` and
+last ``keep_last`` transformer blocks and layers outside the blocks stay
+BF16). Blocks are the entries of the model's longest ``nn.ModuleList`` of
+identical modules; a layer whose module path names attention (``attn``,
+``q_proj``, ...) has kind "attention", any other "ffn".
+
+The recipe's knobs are TransformerEngine's: ``rht``, ``stochastic_rounding``,
+``weight_2d``, and ``bf16_after_fraction``: once the training loop reports
+``recipe.set_progress(fraction)`` at or past it, every layer computes in
+BF16 (the paper's switch for the last part of training).
+
+Works under ``torch.autocast(dtype=torch.bfloat16)``, with gradient
+accumulation (gradients add up in ``.grad`` as usual) and with
+``torch.compile``, which sees the layer's GEMMs as the opaque custom ops
+``nvfp4::linear_forward`` / ``nvfp4::linear_backward`` (PyTorch 2.4 and
+newer; older versions use an autograd.Function).
+"""
+import threading
+import weakref
+import zlib
+
+import torch
+import torch.nn.functional as F
+
+from .. import layer_kernels as _lk
+
+__all__ = ["Linear", "Recipe", "convert", "prepare", "set_progress"]
+
+_BF16 = torch.bfloat16
+
+
+class Recipe:
+    """The NVFP4 training recipe of a model's linear layers.
+
+    rht, stochastic_rounding, weight_2d: nvfp4-apply-recipe's knobs (the
+        Random Hadamard Transform on the wgrad operands, stochastic rounding
+        of the gradient operands, 16x16 weight blocks).
+    keep_first, keep_last: transformer blocks kept in BF16 by convert()
+        (None: nvfp4-assign-precision's defaults).
+    bf16_after_fraction: the late switch; every layer computes in BF16 once
+        set_progress() reports a fraction of training at or past it (None:
+        never).
+    keep_kinds: nvfp4.kind values kept in BF16 (None: the pass's default,
+        the attention BMMs, embeddings and heads).
+    seed: base of the per-layer, per-step stochastic-rounding seeds.
+    cache_dir: where compiled kernels live (None: $NVFP4_CACHE_DIR or
+        ~/.cache/nvfp4).
+    """
+
+    def __init__(self, rht=True, stochastic_rounding=True, weight_2d=True,
+                 keep_first=None, keep_last=None, bf16_after_fraction=None,
+                 keep_kinds=None, seed=0, cache_dir=None):
+        for name, value in (("keep_first", keep_first),
+                            ("keep_last", keep_last)):
+            if value is not None and (isinstance(value, bool) or
+                                      not isinstance(value, int) or
+                                      value < 0):
+                raise ValueError(f"{name} must be a non-negative int or None")
+        if bf16_after_fraction is not None and not (
+                0.0 <= float(bf16_after_fraction) <= 1.0):
+            raise ValueError("bf16_after_fraction must be in [0, 1] or None")
+        self.options = _lk.RecipeOptions(rht, stochastic_rounding, weight_2d)
+        self.keep_first = keep_first
+        self.keep_last = keep_last
+        self.bf16_after_fraction = (None if bf16_after_fraction is None
+                                    else float(bf16_after_fraction))
+        self.keep_kinds = None if keep_kinds is None else list(keep_kinds)
+        self.seed = int(seed) & ((1 << 64) - 1)
+        self.cache = _lk.KernelCache(cache_dir)
+        self.progress = 0.0
+
+    rht = property(lambda self: self.options.rht)
+    stochastic_rounding = property(
+        lambda self: self.options.stochastic_rounding)
+    weight_2d = property(lambda self: self.options.weight_2d)
+
+    def set_progress(self, fraction):
+        """The fraction of training done (for bf16_after_fraction)."""
+        self.progress = float(fraction)
+
+    @property
+    def bf16_now(self):
+        """True once the late switch to BF16 is due."""
+        return (self.bf16_after_fraction is not None and
+                self.progress >= self.bf16_after_fraction)
+
+    def __repr__(self):
+        return (f"Recipe(rht={self.rht}, stochastic_rounding="
+                f"{self.stochastic_rounding}, weight_2d={self.weight_2d}, "
+                f"keep_first={self.keep_first}, keep_last={self.keep_last}, "
+                f"bf16_after_fraction={self.bf16_after_fraction})")
+
+
+def set_progress(model, fraction):
+    """recipe.set_progress(fraction) for the recipe of every nvfp4 Linear
+    of `model`."""
+    for module in model.modules():
+        if isinstance(module, Linear):
+            module.recipe.set_progress(fraction)
+
+
+# Layers by id for the custom ops (which take plain ints).
+_layers = {}
+_layers_lock = threading.Lock()
+_next_id = [0]
+
+
+def _register(layer):
+    with _layers_lock:
+        _next_id[0] += 1
+        _layers[_next_id[0]] = weakref.ref(layer)
+        return _next_id[0]
+
+
+def _layer(layer_id):
+    layer = _layers.get(layer_id, lambda: None)()
+    if layer is None:
+        raise RuntimeError(f"nvfp4.torch: layer {layer_id} no longer exists")
+    return layer
+
+
+def _stream(device):
+    return torch.cuda.current_stream(device).cuda_stream
+
+
+def _workspace(kernels, phase, device):
+    size = kernels.workspace_bytes(phase)
+    return torch.empty(max(size, 1), dtype=torch.uint8, device=device)
+
+
+def _forward_impl(x, w, layer_id):
+    layer = _layer(layer_id)
+    kernels = layer._kernels_for(x.shape[0], x.device)
+    y = torch.empty((x.shape[0], w.shape[0]), dtype=_BF16, device=x.device)
+    workspace = _workspace(kernels, "forward", x.device)
+    kernels.forward(x, w, y, _stream(x.device), workspace)
+    layer._keep("forward", workspace, kernels)
+    return y
+
+
+def _backward_impl(dy, x, w, layer_id):
+    layer = _layer(layer_id)
+    kernels = layer._kernels_for(x.shape[0], x.device)
+    dy = dy.to(_BF16).contiguous()
+    wt = layer._transposed_weight(w)
+    dyt = dy.t().contiguous()
+    xt = x.t().contiguous()
+    dx = torch.empty_like(x)
+    dw = torch.empty_like(w)
+    workspace = _workspace(kernels, "backward", x.device)
+    kernels.backward(dy, wt, dyt, xt, layer._next_seed(), dx, dw,
+                     _stream(x.device), workspace)
+    layer._keep("backward", workspace, kernels)
+    return dx, dw
+
+
+_custom_ops = hasattr(torch, "library") and hasattr(torch.library,
+                                                    "custom_op")
+if _custom_ops:
+    @torch.library.custom_op("nvfp4::linear_forward", mutates_args=())
+    def _linear_forward(x: torch.Tensor, w: torch.Tensor,
+                        layer_id: int) -> torch.Tensor:
+        return _forward_impl(x, w, layer_id)
+
+    @_linear_forward.register_fake
+    def _(x, w, layer_id):
+        return x.new_empty((x.shape[0], w.shape[0]))
+
+    @torch.library.custom_op("nvfp4::linear_backward", mutates_args=())
+    def _linear_backward(dy: torch.Tensor, x: torch.Tensor, w: torch.Tensor,
+                         layer_id: int) -> tuple[torch.Tensor, torch.Tensor]:
+        return _backward_impl(dy, x, w, layer_id)
+
+    @_linear_backward.register_fake
+    def _(dy, x, w, layer_id):
+        return torch.empty_like(x), torch.empty_like(w)
+
+    def _setup_context(ctx, inputs, output):
+        x, w, layer_id = inputs
+        ctx.save_for_backward(x, w)
+        ctx.layer_id = layer_id
+
+    def _backward(ctx, dy):
+        x, w = ctx.saved_tensors
+        dx, dw = torch.ops.nvfp4.linear_backward(dy, x, w, ctx.layer_id)
+        return dx, dw, None
+
+    _linear_forward.register_autograd(_backward, setup_context=_setup_context)
+
+    def _nvfp4_linear(x, w, layer_id):
+        return torch.ops.nvfp4.linear_forward(x, w, layer_id)
+else:
+    class _LinearFunction(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, x, w, layer_id):
+            ctx.save_for_backward(x, w)
+            ctx.layer_id = layer_id
+            return _forward_impl(x, w, layer_id)
+
+        @staticmethod
+        def backward(ctx, dy):
+            x, w = ctx.saved_tensors
+            dx, dw = _backward_impl(dy, x, w, ctx.layer_id)
+            return dx, dw, None
+
+    def _nvfp4_linear(x, w, layer_id):
+        return _LinearFunction.apply(x, w, layer_id)
+
+
+if hasattr(torch, "get_autocast_dtype"):  # PyTorch 2.4 and newer
+    def _autocast_dtype():
+        """The CUDA autocast dtype when autocast is on, else None."""
+        if not torch.is_autocast_enabled("cuda"):
+            return None
+        return torch.get_autocast_dtype("cuda")
+else:
+    def _autocast_dtype():
+        if not torch.is_autocast_enabled():
+            return None
+        return torch.get_autocast_gpu_dtype()
+
+
+class Linear(torch.nn.Linear):
+    """A drop-in torch.nn.Linear whose GEMMs run in NVFP4 (see the module
+    docstring). in_features and out_features must be multiples of 16 (the
+    K of the fprop and dgrad GEMMs), and so must the number of tokens (all
+    input dimensions but the last: the K of wgrad) of each call."""
+
+    def __init__(self, in_features, out_features, bias=True, recipe=None,
+                 device=None, dtype=None):
+        for name, value in (("in_features", in_features),
+                            ("out_features", out_features)):
+            if isinstance(value, bool) or not isinstance(value, int) or \
+                    value <= 0 or value % 16:
+                role = "fprop" if name == "in_features" else "dgrad"
+                raise ValueError(
+                    f"nvfp4.torch.Linear: {name} = {value}; NVFP4 needs a "
+                    f"positive multiple of 16 (it is K of the {role} GEMM, "
+                    f"quantized in blocks of 16): keep this layer an "
+                    f"nn.Linear")
+        super().__init__(in_features, out_features, bias=bias, device=device,
+                         dtype=_BF16 if dtype is None else dtype)
+        if self.weight.dtype not in (_BF16, torch.float32):
+            raise ValueError(f"nvfp4.torch.Linear: parameters must be "
+                             f"bfloat16 or float32, not {self.weight.dtype}")
+        self.recipe = recipe if recipe is not None else Recipe()
+        self.layer_name = ""
+        self._id = _register(self)
+        self._kernels = {}
+        self._seed_base = None
+        self._steps = 0
+        self._transposed = None
+        self.keep_workspaces = False  # tests: keep the last workspaces
+        self.last_workspaces = {}
+
+    @classmethod
+    def from_linear(cls, linear, recipe, name=""):
+        """An nvfp4 Linear sharing `linear`'s parameters (so an optimizer
+        built before still updates them)."""
+        layer = cls.__new__(cls)
+        torch.nn.Module.__init__(layer)
+        layer.in_features = linear.in_features
+        layer.out_features = linear.out_features
+        layer.weight = linear.weight
+        layer.bias = linear.bias
+        layer.recipe = recipe
+        layer.layer_name = name
+        layer._id = _register(layer)
+        layer._kernels = {}
+        layer._seed_base = None
+        layer._steps = 0
+        layer._transposed = None
+        layer.keep_workspaces = False
+        layer.last_workspaces = {}
+        return layer
+
+    def extra_repr(self):
+        return super().extra_repr() + f", recipe={self.recipe!r}"
+
+    # -- kernels ------------------------------------------------------------
+
+    def _kernels_for(self, tokens, device):
+        key = (tokens, device.index)
+        kernels = self._kernels.get(key)
+        if kernels is None:
+            shape = _lk.LayerShape(tokens, self.in_features,
+                                   self.out_features)
+            chip = _lk.chip_of_capability(
+                *torch.cuda.get_device_capability(device))
+            kernels = _lk.LayerKernels(shape, self.recipe.options, chip,
+                                       device.index or 0, self.recipe.cache)
+            self._kernels[key] = kernels
+        return kernels
+
+    def _next_seed(self):
+        if self._seed_base is None:
+            self._seed_base = _lk.derive_stream_seed(
+                self.recipe.seed, zlib.crc32(self.layer_name.encode()))
+        self._steps += 1
+        return _lk.derive_stream_seed(self._seed_base, self._steps)
+
+    def _transposed_weight(self, w):
+        # W^T is the same until the optimizer updates the weight: gradient
+        # accumulation's micro-steps reuse it.
+        key = (self.weight.data_ptr(), self.weight._version, w.data_ptr()
+               if w is self.weight else None, w.dtype)
+        if self._transposed is not None and self._transposed[0] == key:
+            return self._transposed[1]
+        wt = w.t().contiguous()
+        self._transposed = (key, wt)
+        return wt
+
+    def _keep(self, phase, workspace, kernels):
+        if self.keep_workspaces:
+            self.last_workspaces[phase] = (workspace, kernels)
+
+    # -- forward ------------------------------------------------------------
+
+    def forward(self, x):
+        if self.recipe.bf16_now:
+            return F.linear(x, self.weight, self.bias)
+        autocast = _autocast_dtype()
+        if autocast is not None and autocast != _BF16:
+            raise ValueError(f"nvfp4.torch.Linear computes in bfloat16; "
+                             f"autocast to {autocast} is not supported (use "
+                             f"torch.autocast(dtype=torch.bfloat16))")
+        if autocast is None and x.dtype != _BF16:
+            raise ValueError(f"nvfp4.torch.Linear: the input is {x.dtype}; "
+                             f"the layer computes in bfloat16: pass bfloat16 "
+                             f"input or run under torch.autocast(dtype="
+                             f"torch.bfloat16)")
+        if x.dim() < 1 or x.shape[-1] != self.in_features:
+            raise ValueError(f"nvfp4.torch.Linear: input shape "
+                             f"{tuple(x.shape)} does not end in in_features "
+                             f"= {self.in_features}")
+        tokens = x.numel() // self.in_features
+        if tokens == 0 or tokens % 16:
+            raise ValueError(f"nvfp4.torch.Linear: {tokens} tokens (the "
+                             f"input's leading dimensions); NVFP4 needs a "
+                             f"positive multiple of 16 (the tokens are K of "
+                             f"the wgrad GEMM)")
+        if x.device.type != "cuda":
+            raise ValueError(f"nvfp4.torch.Linear runs on CUDA tensors; the "
+                             f"input is on {x.device}")
+        if self.weight.device != x.device:
+            raise ValueError(f"nvfp4.torch.Linear: the input is on "
+                             f"{x.device}, the weight on "
+                             f"{self.weight.device}")
+        x2d = x.reshape(tokens, self.in_features).to(_BF16).contiguous()
+        w = self.weight if self.weight.dtype == _BF16 else \
+            self.weight.to(_BF16)
+        with torch.autocast("cuda", enabled=False):
+            y = _nvfp4_linear(x2d, w, self._id)
+        y = y.reshape(*x.shape[:-1], self.out_features)
+        if self.bias is not None:
+            y = y + self.bias.to(y.dtype)
+        return y
+
+
+_ATTENTION_WORDS = ("attn", "attention", "q_proj", "k_proj", "v_proj",
+                    "o_proj", "qkv", "query", "key", "value")
+
+
+def _blocks(model):
+    """The model's transformer blocks: the longest nn.ModuleList (or
+    Sequential) of at least two modules of one type; {module: index}."""
+    best = []
+    for module in model.modules():
+        if isinstance(module, (torch.nn.ModuleList, torch.nn.Sequential)):
+            children = list(module.children())
+            if len(children) >= 2 and len({type(c) for c in children}) == 1 \
+                    and any(isinstance(m, torch.nn.Linear)
+                            for c in children for m in c.modules()) \
+                    and len(children) > len(best):
+                best = children
+    return {block: i for i, block in enumerate(best)}
+
+
+def convert(model, recipe=None):
+    """Replaces the eligible nn.Linear layers of `model` (in place; returns
+    it) with nvfp4 Linear layers sharing their parameters, by the compiler's
+    per-layer policy (nvfp4-assign-precision with the recipe's keep_first,
+    keep_last and keep_kinds). Layers with in or out features not a
+    multiple of 16 stay nn.Linear."""
+    recipe = recipe if recipe is not None else Recipe()
+    blocks = _blocks(model)
+    candidates = []
+    for name, module in model.named_modules():
+        if type(module) is not torch.nn.Linear:
+            continue
+        block = None
+        for owner, index in blocks.items():
+            if any(m is module for m in owner.modules()):
+                block = index
+                break
+        words = name.lower().split(".")
+        kind = "attention" if any(w in part for part in words
+                                  for w in _ATTENTION_WORDS) else "ffn"
+        if block is None:
+            kind = "head"
+        candidates.append((name, module, block, kind))
+    shaped = [c for c in candidates
+              if c[1].in_features % 16 == 0 and c[1].out_features % 16 == 0]
+    decisions = _lk.layer_policy(
+        [(block, kind, m.in_features, m.out_features)
+         for _, m, block, kind in shaped],
+        recipe.keep_first, recipe.keep_last, recipe.keep_kinds, recipe.cache)
+    for (name, module, _, _), nvfp4 in zip(shaped, decisions):
+        if not nvfp4:
+            continue
+        parent = model
+        *path, leaf = name.split(".")
+        for part in path:
+            parent = getattr(parent, part)
+        setattr(parent, leaf, Linear.from_linear(module, recipe, name))
+    return model
+
+
+def prepare(model, tokens, chip="sm_90a"):
+    """Compiles the kernels of every nvfp4 Linear of `model` for `tokens`
+    tokens per call on `chip` into each recipe's cache, without a GPU (a
+    GPU machine without the compiler then finds them there). Returns the
+    number of distinct layer kernels."""
+    seen = set()
+    for module in model.modules():
+        if isinstance(module, Linear):
+            shape = _lk.LayerShape(tokens, module.in_features,
+                                   module.out_features)
+            key = (shape, module.recipe.options, module.recipe.cache.directory)
+            if key not in seen:
+                seen.add(key)
+                _lk.compile_layer(shape, module.recipe.options, chip,
+                                  module.recipe.cache)
+    return len(seen)
