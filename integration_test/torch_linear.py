@@ -39,8 +39,19 @@ def check(ok, what):
 
 
 def bf16(bits, device):
-    return torch.from_numpy(bits.astype(np.int16)).view(torch.bfloat16).to(
-        device)
+    return torch.from_numpy(np.ascontiguousarray(bits).view(np.int16)).view(
+        torch.bfloat16).to(device)
+
+
+def section(name, function, *args):
+    """Runs one part; an exception is a failure with its message, and the
+    other parts still run."""
+    try:
+        function(*args)
+    except Exception as e:  # report and go on: one GPU run, all answers
+        import traceback
+        traceback.print_exc()
+        check(False, f"{name}: {type(e).__name__}: {e}")
 
 
 def rel_error(got, want):
@@ -127,27 +138,28 @@ def correctness(meta, data, device):
 
     # Autocast with FP32 master weights: the layer casts to BF16 itself and
     # the gradient reaches the FP32 parameter.
-    master = nt.Linear(case["in"], case["out"], bias=True, recipe=recipe,
-                       device=device, dtype=torch.float32)
-    with torch.no_grad():
-        master.weight.copy_(bf16(data["w"], device).float())
-        master.bias.zero_()
-    master._next_seed = lambda: case["seed"]
-    x32 = bf16(data["x"], device).float()
-    with torch.autocast("cuda", dtype=torch.bfloat16):
-        y32 = master(x32)
-    y32.backward(dy)
-    torch.cuda.synchronize()
-    check(y32.dtype == torch.bfloat16 and torch.equal(y32, y.detach()),
-          "autocast: FP32 master weights give the same BF16 output")
-    check(master.weight.grad.dtype == torch.float32 and
-          rel_error(master.weight.grad, data["dw_ref"]) <= tolerance,
-          "autocast: the FP32 weight gets the NVFP4 gradient")
+    def autocast_master():
+        master = nt.Linear(case["in"], case["out"], bias=True, recipe=recipe,
+                           device=device, dtype=torch.float32)
+        with torch.no_grad():
+            master.weight.copy_(bf16(data["w"], device).float())
+            master.bias.zero_()
+        master._next_seed = lambda: case["seed"]
+        x32 = bf16(data["x"], device).float()
+        with torch.autocast("cuda", dtype=torch.bfloat16):
+            y32 = master(x32)
+        y32.backward(dy)
+        torch.cuda.synchronize()
+        check(y32.dtype == torch.bfloat16 and torch.equal(y32, y.detach()),
+              "autocast: FP32 master weights give the same BF16 output")
+        check(master.weight.grad.dtype == torch.float32 and
+              rel_error(master.weight.grad, data["dw_ref"]) <= tolerance,
+              "autocast: the FP32 weight gets the NVFP4 gradient")
+
+    section("autocast", autocast_master)
 
     # torch.compile: the layer stays one opaque op per direction.
-    if os.environ.get("TORCH_LINEAR_SKIP_COMPILE"):
-        print("skip torch.compile (TORCH_LINEAR_SKIP_COMPILE)")
-    elif nt._custom_ops:
+    def compiled_step():
         compiled = torch.compile(layer, fullgraph=True)
         x2 = x.detach().clone().requires_grad_()
         layer.weight.grad = None
@@ -158,6 +170,11 @@ def correctness(meta, data, device):
               "torch.compile(fullgraph=True): the same output bytes")
         check(rel_error(layer.weight.grad, data["dw_ref"]) <= tolerance,
               "torch.compile: the same gradient")
+
+    if os.environ.get("TORCH_LINEAR_SKIP_COMPILE"):
+        print("skip torch.compile (TORCH_LINEAR_SKIP_COMPILE)")
+    elif nt._custom_ops:
+        section("torch.compile", compiled_step)
     else:
         print("skip torch.compile (this PyTorch has no torch.library."
               "custom_op)")
@@ -251,9 +268,9 @@ def main():
     data = np.load(os.path.join(KIT, "data.npz"))
     device = torch.device("cuda", 0)
     print(f"{torch.cuda.get_device_name()}, PyTorch {torch.__version__}")
-    correctness(meta, data, device)
+    section("correctness", correctness, meta, data, device)
     if not os.environ.get("TORCH_LINEAR_SKIP_TIMING"):
-        timing(meta, device)
+        section("timing", timing, meta, device)
     print(f"torch_linear: {len(failures)} failed" if failures else
           "torch_linear: all checks passed")
     return 1 if failures else 0
