@@ -1,26 +1,26 @@
 #!/usr/bin/env python3
-"""Runs the benchmark GEMM once, for a profiler (on the GPU machine):
+"""Runs one benchmark GEMM program once, for a profiler (on the GPU machine):
 
-  ncu --kernel-name regex:scaled_matmul --launch-count 1 \
-      --section SpeedOfLight --section WarpStateStats --section SchedulerStats \
-      python3 bench/profile_gemm.py bench/build
+  ncu --clock-control none --kernel-name regex:scaled_matmul --launch-count 1 \\
+      --section SpeedOfLight --section WarpStateStats --section SchedulerStats \\
+      python3 bench/profile_gemm.py bench/build-gemm gemm_8192x8192x8192
+
+The program is one of bench/make_gemm_bench.sh's (default: the 8192^3 GEMM
+under the lowering's schedule); operands as in bench/run_gemm_bench.py.
 """
 import sys
 
 import cupy as cp
-import numpy as np
 
 sys.path.insert(0, __file__.rsplit("/", 1)[0])
 import run_bench  # noqa: E402
+import run_gemm_bench  # noqa: E402
 
-N = run_bench.N
+path = sys.argv[1]
+name = sys.argv[2] if len(sys.argv) > 2 else "gemm_8192x8192x8192"
+m, n, k = (int(v) for v in name.split("_")[1].split("x"))
 rng = cp.random.default_rng(0)
-codes_a = cp.asarray(rng.integers(0, 256, N * N // 2, dtype=cp.uint8))
-codes_b = cp.asarray(rng.integers(0, 256, N * N // 2, dtype=cp.uint8))
-scales_a = cp.full(N * N // 16, 0x38, cp.uint8)
-scales_b = cp.full((N // 16) * (N // 16), 0x38, cp.uint8)
-amax = cp.full(1, np.float32(1.0).view(np.uint32), cp.uint32)
-gemm = run_bench.program(sys.argv[1], "gemm",
-                         [codes_a, scales_a, amax, codes_b, scales_b, amax.copy()])
+gemm = run_bench.program(path, name,
+                         run_gemm_bench.operands(rng, m, n, k, "16x16"))
 gemm()
 cp.cuda.runtime.deviceSynchronize()

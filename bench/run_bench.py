@@ -105,6 +105,9 @@ def program(path, name, args):
         for fn, grid, block, params, smem in launches:
             fn(grid, block, params, shared_mem=smem)
     run.kernels = [k["name"] for k in report["kernels"]]
+    # Result buffers by result index (e.g. to feed another library).
+    run.results = {b["result"]: buffers[i]
+                   for i, b in enumerate(report["buffers"]) if "result" in b}
     return run
 
 

@@ -75,7 +75,7 @@ def tensor_type(shape, block, swizzled):
             f"block = {block[0]}x{block[1]}{layout}>")
 
 
-def write_case(out, name, mlir, arrays, expected, meta, args):
+def write_case(out, name, mlir, arrays, expected, meta, args, flags=()):
     case = os.path.join(out, name)
     os.makedirs(case, exist_ok=True)
     with open(os.path.join(case, "program.mlir"), "w") as f:
@@ -83,7 +83,7 @@ def write_case(out, name, mlir, arrays, expected, meta, args):
     compile_cmd = [os.path.join(args.build, "bin", "nvfp4-compile"),
                    os.path.join(case, "program.mlir"), "--chip=" + args.chip,
                    "--emit=cubin", "-o", os.path.join(case, "kernels.cubin"),
-                   "--report=" + os.path.join(case, "report.json")]
+                   "--report=" + os.path.join(case, "report.json"), *flags]
     subprocess.run(compile_cmd, check=True)
     np.savez(os.path.join(case, "data.npz"),
              **{"in_" + k: v for k, v in arrays.items()},
@@ -198,7 +198,9 @@ MATMUL_TOLERANCE = 8e-3
 
 
 def matmul_case(out, args, name, m, n, k, block_b=(16, 16), alpha=1.0,
-                swizzled_b=False, result="f32", batch=None):
+                swizzled_b=False, result="f32", batch=None, schedule=None):
+    """A quantized GEMM; `schedule` forces the tensor-core schedule
+    (nvfp4-compile --gemm-schedule, docs/GemmKernels.md)."""
     lead = (batch,) if batch else ()
     a = make_input(lead + (m, k), 21)
     b = make_input(lead + (n, k), 22)
@@ -233,10 +235,15 @@ def matmul_case(out, args, name, m, n, k, block_b=(16, 16), alpha=1.0,
     if k % 256 == 0 and args.chip == "sm_90a":
         meta["tolerance"] = MATMUL_TOLERANCE
     write_case(out, name, mlir, {"a": a, "b": b}, {"c": want_bytes}, meta,
-               args)
+               args, schedule_flags(schedule))
 
 
-def chain_case(out, args, name, m, r, k, n, tensor_cores):
+def schedule_flags(schedule):
+    """nvfp4-compile flags forcing a GEMM schedule (docs/GemmKernels.md)."""
+    return ["--gemm-schedule=" + schedule] if schedule else []
+
+
+def chain_case(out, args, name, m, r, k, n, tensor_cores, schedule=None):
     """x W^T then (x W^T) V^T, both NVFP4 (a low-rank adapter): the
     compiler's fuse-output-amax makes the first GEMM return the amax of its
     output from the epilogue, and the quantization of that output uses it
@@ -280,7 +287,8 @@ def chain_case(out, args, name, m, r, k, n, tensor_cores):
                {"c": c.reshape(-1), "codes": qc.packed.reshape(-1),
                 "scales": np.asarray(qc.scales, np.uint8).reshape(-1),
                 "amax": np.array([qc.amax], np.float32).view(np.uint32),
-                "d": d.reshape(-1).view(np.uint32)}, meta, args)
+                "d": d.reshape(-1).view(np.uint32)}, meta, args,
+               schedule_flags(schedule))
     # The fusion must have happened: an epilogue-amax GEMM kernel and no
     # amax pass over C.
     kernels = case_kernels(out, name)
@@ -290,7 +298,8 @@ def chain_case(out, args, name, m, r, k, n, tensor_cores):
         raise SystemExit(f"{name}: GEMM output amax not fused: {kernels}")
 
 
-def epilogue_quantize_case(out, args, name, m, k, n, tensor_cores):
+def epilogue_quantize_case(out, args, name, m, k, n, tensor_cores,
+                           schedule=None):
     """A GEMM whose output is quantized with a static amax (known before the
     GEMM: a calibrated activation scale): nvfp4.scaled_matmul_quantize, the
     epilogue writes the codes and scales. SIMT (K % 256 != 0): bit for bit
@@ -356,7 +365,8 @@ def epilogue_quantize_case(out, args, name, m, k, n, tensor_cores):
         arrays = {"x": x, "w": w}
         expected = {"c": c.reshape(-1),
                     "q2_amax": np.array([amax], np.float32).view(np.uint32)}
-    write_case(out, name, mlir, arrays, expected, meta, args)
+    write_case(out, name, mlir, arrays, expected, meta, args,
+               schedule_flags(schedule))
     kernels = case_kernels(out, name)
     if kernels is not None and not any("_q_" in kk for kk in kernels):
         raise SystemExit(f"{name}: no epilogue-quantizing GEMM: {kernels}")
@@ -442,7 +452,27 @@ def main():
                 block_b=(1, 16), swizzled_b=True)
     matmul_case(out, args, "matmul_batched_3x64x144x512", 64, 144, 512,
                 batch=3)
-    matmul_case(out, args, "matmul_1024x1024x4096", 1024, 1024, 4096)
+    matmul_case(out, args, "matmul_1024x1024x2048", 1024, 1024, 2048)
+    # The persistent decoder-warpgroup kernel (the sm_90a default) with
+    # several tiles per CTA (a grid limit of 5 or 7 CTAs): 32 tiles of one
+    # K step (the FP4 ring crosses tiles every step), 32 tiles with a BF16
+    # C, ragged edges in both dimensions and raster groups of 3; two
+    # decoder warpgroups; a 128 x 128 tile; ragged edges smaller than a
+    # tile. (The default schedule is still the consumers-decode kernel: it
+    # measured faster, docs/GemmKernels.md.)
+    matmul_case(out, args, "matmul_persistent_1024x1024x256_g5", 1024, 1024,
+                256, block_b=(1, 16), schedule="128x256x256_s2_d2w1_p8_g5")
+    matmul_case(out, args, "matmul_persistent_1000x1008x512_bf16_g7", 1000,
+                1008, 512, result="bf16", alpha=0.25,
+                schedule="128x256x256_s2_d2w1_p3_g7")
+    matmul_case(out, args, "matmul_decoders2_1024x1024x1024", 1024, 1024,
+                1024, schedule="128x128x256_s3_d3w2_p8")
+    matmul_case(out, args, "matmul_tile128_520x400x768", 520, 400, 768,
+                schedule="128x128x256_s3_d3w1_p2")
+    matmul_case(out, args, "matmul_batched_v2_2x200x304x512", 200, 304, 512,
+                batch=2, schedule="128x256x256_s2_d2w1_p1")
+    matmul_case(out, args, "matmul_v2_odd_144x80x512", 144, 80, 512,
+                schedule="128x256x256_s2_d2w1_p8")
     # SIMT fallback (K not a multiple of 256): bit-exact.
     matmul_case(out, args, "matmul_simt_96x64x272", 96, 64, 272)
     # A GEMM whose output feeds another NVFP4 GEMM: the output amax comes
@@ -456,6 +486,13 @@ def main():
                            272, 48, tensor_cores=False)
     epilogue_quantize_case(out, args, "epilogue_quantize_tc_200x1024x384",
                            200, 1024, 384, tensor_cores=True)
+    # Both epilogues on the decoder-warpgroup kernel.
+    chain_case(out, args, "chain_output_amax_v2_200x256x1024x384", 200, 256,
+               1024, 384, tensor_cores=True,
+               schedule="128x256x256_s2_d2w1_p8_g3")
+    epilogue_quantize_case(out, args, "epilogue_quantize_v2_200x1024x384",
+                           200, 1024, 384, tensor_cores=True,
+                           schedule="128x256x256_s2_d2w1_p8_g3")
     print("cases written to", out)
 
 

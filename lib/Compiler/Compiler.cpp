@@ -494,7 +494,7 @@ mlir::nvfp4::compileModule(ModuleOp module, const CompileOptions &options) {
   PassManager pm(module.getContext());
   TimingScope loweringTiming = timing.nest("GPU lowering");
   pm.enableTiming(loweringTiming);
-  buildGPUKernelPipeline(pm, chip->name);
+  buildGPUKernelPipeline(pm, chip->name, options.gemmSchedule);
   if (failed(pm.run(module)))
     return failure();
   loweringTiming.stop();

@@ -17,9 +17,11 @@
 
 using namespace mlir;
 
-void mlir::nvfp4::buildGPUKernelPipeline(OpPassManager &pm, StringRef chip) {
+void mlir::nvfp4::buildGPUKernelPipeline(OpPassManager &pm, StringRef chip,
+                                         StringRef gemmSchedule) {
   ConvertNVFP4ToGPUOptions convert;
   convert.chip = chip.str();
+  convert.gemmSchedule = gemmSchedule.str();
   pm.addPass(createConvertNVFP4ToGPU(convert));
   OpPassManager &kernels = pm.nest<gpu::GPUModuleOp>();
   kernels.addPass(createSCFToControlFlowPass());
@@ -39,8 +41,9 @@ void mlir::nvfp4::buildGPUKernelPipeline(OpPassManager &pm, StringRef chip) {
   kernels.addPass(createNVFP4VerifyKernelTarget(verify));
 }
 
-void mlir::nvfp4::buildToPTXPipeline(OpPassManager &pm, StringRef chip) {
-  buildGPUKernelPipeline(pm, chip);
+void mlir::nvfp4::buildToPTXPipeline(OpPassManager &pm, StringRef chip,
+                                     StringRef gemmSchedule) {
+  buildGPUKernelPipeline(pm, chip, gemmSchedule);
   // Not nvvm-attach-target: MLIR 22.1.8's target check rejects every
   // tcgen05 op on sm_103a (TOOLCHAIN.md). nvfp4-verify-kernel-target checks
   // against the chip table instead and attaches the target without it.

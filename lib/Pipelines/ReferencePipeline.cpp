@@ -25,6 +25,11 @@ struct GPUPipelineOptions : public PassPipelineOptions<GPUPipelineOptions> {
   Option<std::string> chip{*this, "chip",
                            llvm::cl::desc("sm_90a, sm_100a, sm_103a or sm_120a"),
                            llvm::cl::init("sm_103a")};
+  Option<std::string> gemmSchedule{
+      *this, "gemm-schedule",
+      llvm::cl::desc("force the tensor-core GEMM schedule (see "
+                     "convert-nvfp4-to-gpu)"),
+      llvm::cl::init("")};
 };
 } // namespace
 
@@ -78,6 +83,7 @@ void mlir::nvfp4::registerNVFP4Pipelines() {
       "Lower nvfp4 IR to GPU kernels for one chip and serialize them to PTX "
       "(gpu.binary); nvfp4-compile is the command-line driver of this path",
       [](OpPassManager &pm, const GPUPipelineOptions &options) {
-        buildToPTXPipeline(pm, options.chip.getValue());
+        buildToPTXPipeline(pm, options.chip.getValue(),
+                           options.gemmSchedule.getValue());
       });
 }

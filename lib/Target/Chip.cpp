@@ -29,7 +29,8 @@ constexpr std::array<ChipInfo, 4> kChips = {{
            Instruction::Clusters, Instruction::MmaSyncBF16}),
      MmaScaleSource::Emulated,
      /*gemmTile=*/{128, 128, 256, 4, 1, 288}, 227 * 1024,
-     "Hopper H100/H200 (NVFP4 emulated)"},
+     "Hopper H100/H200 (NVFP4 emulated)",
+     /*multiprocessors=*/132}, // H100 and H200 SXM
     {"sm_100a", 100, 88, "+ptx88",
      bits({Instruction::CvtE2M1x2, Instruction::CvtRsE2M1x4,
            Instruction::CvtE4M3x2, Instruction::Tcgen05BlockScaleMma,

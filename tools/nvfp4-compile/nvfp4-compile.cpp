@@ -73,6 +73,12 @@ static cl::opt<bool> skipRecipe(
     cl::desc("Do not run nvfp4-assign-precision / nvfp4-apply-recipe / "
              "nvfp4-fuse-quantization on the input first"),
     cl::init(false), cl::cat(category));
+static cl::opt<std::string> gemmSchedule(
+    "gemm-schedule",
+    cl::desc("Force the tensor-core GEMM schedule, e.g. "
+             "128x256x256_s2_d2w1_p8 or 128x128_s4 (docs/GemmKernels.md); "
+             "default: the lowering's choice for each shape"),
+    cl::init(""), cl::cat(category));
 static cl::opt<bool> skipPtxasCheck(
     "no-ptxas-check",
     cl::desc("Do not assemble --emit=ptx output with ptxas to check it"),
@@ -104,6 +110,7 @@ int main(int argc, char **argv) {
 
   mlir::nvfp4::CompileOptions options;
   options.chip = chip;
+  options.gemmSchedule = gemmSchedule;
   options.ptxasPath = ptxasPath;
   options.verifyWithPtxas = !skipPtxasCheck;
   options.applyRecipe = !skipRecipe;

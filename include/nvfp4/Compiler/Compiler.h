@@ -37,6 +37,9 @@ std::optional<EmitKind> parseEmitKind(StringRef text);
 
 struct CompileOptions {
   std::string chip = "sm_103a";
+  /// Forces the tensor-core GEMM schedule (convert-nvfp4-to-gpu's
+  /// gemm-schedule); empty: the lowering's choice.
+  std::string gemmSchedule;
   EmitKind emit = EmitKind::PTX;
   /// ptxas to use; empty means $PATH, then /usr/local/cuda/bin.
   std::string ptxasPath;

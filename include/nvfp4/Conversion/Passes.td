@@ -87,6 +87,11 @@ def ConvertNVFP4ToGPU : Pass<"convert-nvfp4-to-gpu", "ModuleOp"> {
   let options = [
     Option<"chip", "chip", "std::string", /*default=*/"\"sm_100a\"",
            "Target GPU: sm_90a, sm_100a, sm_103a or sm_120a">,
+    Option<"gemmSchedule", "gemm-schedule", "std::string", /*default=*/"",
+           "Force the tensor-core GEMM schedule, e.g. 128x256x256_s2_d2w1_p8 "
+           "(tile, FP4 stages, decoded stages and decoder warpgroups, "
+           "persistent with its raster group) or 128x128_s4; default: the "
+           "lowering's choice for the shape and chip (docs/GemmKernels.md)">,
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",

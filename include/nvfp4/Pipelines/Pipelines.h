@@ -23,12 +23,14 @@ void buildReferencePipeline(OpPassManager &pm);
 /// nvfp4 IR to NVVM/LLVM-dialect kernels for `chip` plus host-side launches
 /// (no serialization): convert-nvfp4-to-gpu{chip} and the kernel lowering.
 /// nvfp4-compile continues from here with LLVM's NVPTX backend.
-void buildGPUKernelPipeline(OpPassManager &pm, llvm::StringRef chip);
+void buildGPUKernelPipeline(OpPassManager &pm, llvm::StringRef chip,
+                            llvm::StringRef gemmSchedule = "");
 
 /// nvfp4-to-ptx{chip=...}: buildGPUKernelPipeline, then the kernels are
 /// serialized to PTX inside the IR (`gpu.binary`, nvvm-attach-target +
 /// gpu-module-to-binary{format=isa}).
-void buildToPTXPipeline(OpPassManager &pm, llvm::StringRef chip);
+void buildToPTXPipeline(OpPassManager &pm, llvm::StringRef chip,
+                        llvm::StringRef gemmSchedule = "");
 
 /// Registers the nvfp4 pipelines with the global pass registry.
 void registerNVFP4Pipelines();

@@ -79,6 +79,10 @@ struct ChipInfo {
   GemmTile gemmTile;
   unsigned maxSharedMemoryPerBlock; ///< bytes, opt-in maximum
   std::string_view marketing; ///< e.g. "Blackwell B200/GB200"
+  /// Streaming multiprocessors of the part the tuning targets (the grid of
+  /// a persistent GEMM: one CTA per SM); 0 where no persistent schedule is
+  /// used yet.
+  unsigned multiprocessors = 0;
 
   bool has(Instruction instruction) const {
     return (instructions & static_cast<uint32_t>(instruction)) != 0;

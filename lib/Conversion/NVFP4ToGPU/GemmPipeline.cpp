@@ -60,19 +60,111 @@ std::string kernels::tensorCoreGemmUnsupportedReason(
   return "";
 }
 
+GemmSchedule kernels::chooseGemmSchedule(
+    const ::nvfp4::target::ChipInfo &chip, BlockScaledTensorType lhs,
+    BlockScaledTensorType rhs) {
+  GemmSchedule schedule;
+  schedule.tileM = chip.gemmTile.m;
+  schedule.tileN = chip.gemmTile.n;
+  schedule.stages = chip.gemmTile.stages;
+  if (chip.scaleSource != ::nvfp4::target::MmaScaleSource::Emulated ||
+      !chip.multiprocessors)
+    return schedule;
+  // sm_90a: the persistent decoder-warpgroup kernel (DecodeWgmmaMatmul.cpp)
+  // when its 128 x 256 tiles fill every SM at least once: 1.25-1.30x the
+  // consumers-decode kernel on the large shapes of bench/run_gemm_bench.py
+  // (bench/RESULTS.md, 2026-12-01). With fewer tiles (decode-like M) the
+  // consumers-decode kernel's smaller tiles spread over more SMs: 0.054 vs
+  // 0.077 ms at 128 x 4096 x 4096.
+  GemmSchedule decoders;
+  decoders.tileM = 128;
+  decoders.tileN = 256;
+  decoders.stages = 2;
+  decoders.decodedStages = 2;
+  decoders.decoderWarpgroups = 1;
+  decoders.persistent = true;
+  decoders.rasterGroup = 16;
+  int64_t tiles = product(lhs.getBatchShape()) *
+                  llvm::divideCeil(lhs.getRows(), decoders.tileM) *
+                  llvm::divideCeil(rhs.getRows(), decoders.tileN);
+  return tiles >= chip.multiprocessors ? decoders : schedule;
+}
+
+std::string GemmSchedule::name() const {
+  std::string text = std::to_string(tileM) + "x" + std::to_string(tileN) +
+                     "x" + std::to_string(kGemmTileK) + "_s" +
+                     std::to_string(stages);
+  if (decodedStages)
+    text += "_d" + std::to_string(decodedStages) + "w" +
+            std::to_string(decoderWarpgroups);
+  if (persistent)
+    text += "_p" + std::to_string(rasterGroup);
+  if (persistent && gridLimit)
+    text += "_g" + std::to_string(gridLimit);
+  return text;
+}
+
+FailureOr<GemmSchedule> kernels::parseGemmSchedule(StringRef text,
+                                                   std::string &message) {
+  GemmSchedule schedule;
+  schedule.decodedStages = 0;
+  schedule.persistent = false;
+  StringRef rest = text;
+  auto number = [&](StringRef &in, int64_t &value) {
+    size_t digits = in.find_first_not_of("0123456789");
+    StringRef head = in.take_front(digits);
+    in = in.drop_front(head.size());
+    return !head.empty() && !head.getAsInteger(10, value) && value > 0;
+  };
+  auto fail = [&](const Twine &why) -> FailureOr<GemmSchedule> {
+    message = ("gemm-schedule '" + text + "': " + why +
+               " (expected e.g. 128x256x256_s2_d2w1_p8 or 128x128_s4)")
+                  .str();
+    return failure();
+  };
+  int64_t k = kGemmTileK;
+  if (!number(rest, schedule.tileM) || !rest.consume_front("x") ||
+      !number(rest, schedule.tileN))
+    return fail("no tile MxN");
+  if (rest.consume_front("x") && (!number(rest, k) || k != kGemmTileK))
+    return fail("the K step is " + Twine(kGemmTileK));
+  if (!rest.consume_front("_s") || !number(rest, schedule.stages))
+    return fail("no stage count _sN");
+  if (rest.consume_front("_d")) {
+    if (!number(rest, schedule.decodedStages) || !rest.consume_front("w") ||
+        !number(rest, schedule.decoderWarpgroups))
+      return fail("decoded stages need _dNwM (stages, decoder warpgroups)");
+  }
+  if (rest.consume_front("_p")) {
+    schedule.persistent = true;
+    if (!number(rest, schedule.rasterGroup))
+      return fail("persistent needs its raster group _pG");
+    if (rest.consume_front("_g") && !number(rest, schedule.gridLimit))
+      return fail("a grid limit is _gN with N > 0");
+  }
+  if (!rest.empty())
+    return fail("unexpected '" + rest + "'");
+  return schedule;
+}
+
 GemmPlan kernels::makeGemmPlan(const ::nvfp4::target::ChipInfo &chip,
+                               const GemmSchedule &schedule,
                                BlockScaledTensorType lhs,
                                BlockScaledTensorType rhs,
                                Type resultElement) {
   GemmPlan plan;
+  static_cast<GemmSchedule &>(plan) = schedule;
   plan.batch = product(lhs.getBatchShape());
   plan.m = lhs.getRows();
   plan.n = rhs.getRows();
   plan.k = lhs.getCols();
-  plan.tileM = chip.gemmTile.m;
-  plan.tileN = chip.gemmTile.n;
-  plan.stages = chip.gemmTile.stages;
-  plan.consumerWarps = chip.gemmTile.threads / 32 - 1;
+  // The decoder kernel has two consumer warpgroups; the others keep the
+  // chip's thread count (a producer warp and the consumers).
+  plan.consumerWarps =
+      schedule.decodedStages ? 8 : chip.gemmTile.threads / 32 - 1;
+  plan.maxCTAs = chip.multiprocessors ? chip.multiprocessors : 1;
+  if (schedule.gridLimit)
+    plan.maxCTAs = std::min<int64_t>(plan.maxCTAs, schedule.gridLimit);
   plan.resultElement = resultElement;
   plan.chip = &chip;
   if (chip.has(::nvfp4::target::Instruction::Tcgen05BlockScaleMma)) {
@@ -162,12 +254,9 @@ gpu::GPUFuncOp kernels::buildProducerConsumerKernel(
 }
 
 std::array<int64_t, 3> GemmPlan::grid() const {
+  if (persistent)
+    return {std::min(tiles(), maxCTAs), 1, 1};
   return {(n + tileN - 1) / tileN, (m + tileM - 1) / tileM, batch};
-}
-
-std::string GemmPlan::name() const {
-  return std::to_string(tileM) + "x" + std::to_string(tileN) + "x" +
-         std::to_string(kGemmTileK) + "_s" + std::to_string(stages);
 }
 
 //===----------------------------------------------------------------------===//
@@ -332,6 +421,56 @@ void GemmPipelineEmitter::releaseStage(Value kStep) {
 }
 
 //===----------------------------------------------------------------------===//
+// The tile scheduler
+//===----------------------------------------------------------------------===//
+
+Value GemmPipelineEmitter::tilesOfThisCTA() {
+  Value cta = toI32(b, loc, gpu::BlockIdOp::create(b, loc, gpu::Dimension::x));
+  Value ctas = toI32(b, loc, gpu::GridDimOp::create(b, loc, gpu::Dimension::x));
+  // ceil((tiles - cta) / ctas); the grid never exceeds the tiles.
+  Value left = arith::SubIOp::create(b, loc, c32(plan.tiles()), cta);
+  return arith::DivUIOp::create(
+      b, loc, add(left, arith::SubIOp::create(b, loc, ctas, c32(1))), ctas);
+}
+
+Value GemmPipelineEmitter::linearTileOf(Value i) {
+  Value cta = toI32(b, loc, gpu::BlockIdOp::create(b, loc, gpu::Dimension::x));
+  Value ctas = toI32(b, loc, gpu::GridDimOp::create(b, loc, gpu::Dimension::x));
+  return add(cta, mul(i, ctas));
+}
+
+GemmPipelineEmitter::TileCoords
+GemmPipelineEmitter::tileCoords(Value linearTile) {
+  // Within a batch element, tiles come in groups of `group` M tiles x all
+  // N tiles; inside a group they walk down M first:
+  //   group = t / (group * nTiles), first = group * G,
+  //   rows = min(mTiles - first, G),
+  //   mTile = first + (t % (G * nTiles)) % rows,
+  //   nTile = (t % (G * nTiles)) / rows.
+  int64_t mTiles = (plan.m + plan.tileM - 1) / plan.tileM;
+  int64_t nTiles = (plan.n + plan.tileN - 1) / plan.tileN;
+  int64_t group = std::min(plan.rasterGroup, mTiles);
+  auto udiv = [&](Value x, Value y) {
+    return arith::DivUIOp::create(b, loc, x, y).getResult();
+  };
+  auto urem = [&](Value x, Value y) {
+    return arith::RemUIOp::create(b, loc, x, y).getResult();
+  };
+  TileCoords coords;
+  Value perBatch = c32(mTiles * nTiles);
+  coords.batch = udiv(linearTile, perBatch);
+  Value t = urem(linearTile, perBatch);
+  Value groupTiles = c32(group * nTiles);
+  Value first = mul(udiv(t, groupTiles), c32(group));
+  Value rows = arith::MinUIOp::create(
+      b, loc, arith::SubIOp::create(b, loc, c32(mTiles), first), c32(group));
+  Value inGroup = urem(t, groupTiles);
+  coords.rowA = mul(add(first, urem(inGroup, rows)), c32(plan.tileM));
+  coords.rowB = mul(udiv(inGroup, rows), c32(plan.tileN));
+  return coords;
+}
+
+//===----------------------------------------------------------------------===//
 // The producer
 //===----------------------------------------------------------------------===//
 
@@ -353,10 +492,9 @@ int64_t GemmPipelineEmitter::txBytes(const GemmOperand &op) {
 }
 
 void GemmPipelineEmitter::copyOperand(const GemmOperand &op, Value codes,
-                                      Value scales, Value tileRow0,
-                                      Value kStep, Value stage,
-                                      Value barrier) {
-  Value stageBase = stagePtr(stage);
+                                      Value scales, Value batch,
+                                      Value tileRow0, Value kStep,
+                                      Value stageBase, Value barrier) {
   auto clusterPtr = [&](Value sharedPtr) {
     // The shared::cluster forms of the copies exist since PTX 8.0 (sm_90);
     // a CTA's own shared memory is part of its cluster's window.
@@ -370,63 +508,70 @@ void GemmPipelineEmitter::copyOperand(const GemmOperand &op, Value codes,
         barrier, ValueRange(), Value(), Value(), NVVM::TMALoadMode::TILE,
         false, NVVM::CTAGroupKindAttr(), Value());
   };
-  auto ifThen = [&](Value cond, function_ref<void()> body) {
-    auto ifOp = scf::IfOp::create(b, loc, cond, false);
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(ifOp.thenBlock());
-    body();
-  };
-
-  ifThen(eq(lane, 0), [&] {
-    // Codes: the box [1, tileRows, 128 bytes] at (batch, tile row, K step);
-    // coordinates innermost first.
-    tensorCopy(codes, op.codesOffset,
-               {mul(kStep, c32(kCodesRowBytes)), tileRow0, batchIdx});
-    if (plan.scalesByTensorMap(op)) {
-      // Linear scales: the box [1, scale rows of the tile, 16 bytes].
-      Value scaleRow0 = op.type.getBlockRows() == 16 ? lshr(tileRow0, 4)
-                                                     : tileRow0;
-      tensorCopy(scales, op.scalesOffset,
-                 {mul(kStep, c32(kScaleBytesPerRow)), scaleRow0, batchIdx});
+  // Codes: the box [1, tileRows, 128 bytes] at (batch, tile row, K step);
+  // coordinates innermost first.
+  tensorCopy(codes, op.codesOffset,
+             {mul(kStep, c32(kCodesRowBytes)), tileRow0, batch});
+  if (plan.scalesByTensorMap(op)) {
+    // Linear scales: the box [1, scale rows of the tile, 16 bytes].
+    Value scaleRow0 =
+        op.type.getBlockRows() == 16 ? lshr(tileRow0, 4) : tileRow0;
+    tensorCopy(scales, op.scalesOffset,
+               {mul(kStep, c32(kScaleBytesPerRow)), scaleRow0, batch});
+  }
+  if (op.type.getLayout() == ScaleLayout::Swizzled128x4) {
+    // The tile's rows are whole 128-row atoms and a K step is 4 atoms of
+    // 4 column blocks: tileRows / 128 contiguous runs of 2 KiB (the
+    // layout pads rows to 128, so no copy reads past the buffer).
+    int64_t paddedRows = llvm::alignTo(op.rows, 128);
+    int64_t atomsPerRow = llvm::alignTo(plan.k / 16, 4) / 4;
+    for (int64_t a = 0; a < op.tileRows / 128; ++a) {
+      Value atomRow = add(lshr(tileRow0, 7), c32(a));
+      Value rowInBatch = add(mul(batch, c32(paddedRows / 128)), atomRow);
+      Value src = LLVM::GEPOp::create(
+          b, loc, scales.getType(), b.getI8Type(), scales,
+          ValueRange{offset64(b, loc, rowInBatch, atomsPerRow * 512,
+                              mul(kStep, c32(4 * 512)))});
+      NVVM::CpAsyncBulkGlobalToSharedClusterOp::create(
+          b, loc,
+          clusterPtr(offsetPtr(stageBase, op.scalesOffset + a * 4 * 512)),
+          src, barrier, c32(4 * 512), Value(), Value());
     }
-    if (op.type.getLayout() == ScaleLayout::Swizzled128x4) {
-      // The tile's rows are whole 128-row atoms and a K step is 4 atoms of
-      // 4 column blocks: tileRows / 128 contiguous runs of 2 KiB (the
-      // layout pads rows to 128, so no copy reads past the buffer).
-      int64_t paddedRows = llvm::alignTo(op.rows, 128);
-      int64_t atomsPerRow = llvm::alignTo(plan.k / 16, 4) / 4;
-      for (int64_t a = 0; a < op.tileRows / 128; ++a) {
-        Value atomRow = add(lshr(tileRow0, 7), c32(a));
-        Value rowInBatch = add(mul(batchIdx, c32(paddedRows / 128)), atomRow);
-        Value src = LLVM::GEPOp::create(
-            b, loc, scales.getType(), b.getI8Type(), scales,
-            ValueRange{offset64(b, loc, rowInBatch, atomsPerRow * 512,
-                                mul(kStep, c32(4 * 512)))});
-        NVVM::CpAsyncBulkGlobalToSharedClusterOp::create(
-            b, loc,
-            clusterPtr(offsetPtr(stageBase, op.scalesOffset + a * 4 * 512)),
-            src, barrier, c32(4 * 512), Value(), Value());
-      }
-    }
-  });
-  if (op.type.getLayout() == ScaleLayout::Linear &&
-      plan.scaleStaging == GemmScaleStaging::Atoms128x4)
-    stageScalesAsAtoms(op, scales, tileRow0, kStep, stageBase);
+  }
 }
 
-void GemmPipelineEmitter::emitProducer() {
+void GemmPipelineEmitter::acquireTensorMaps() {
   // The tensor maps live in global memory, written by the runtime before
   // the launch through the generic proxy; the TMA reads them through the
   // tensormap proxy (PTX ISA 9.7.13.4, fence.proxy.tensormap::generic).
+  for (Value map : {codesA, scalesA, codesB, scalesB})
+    if (map.getType() == LLVM::LLVMPointerType::get(b.getContext(), kGeneric))
+      NVVM::FenceProxyAcquireOp::create(b, loc, NVVM::MemScopeKind::SYS, map,
+                                        c32(128));
+}
+
+void GemmPipelineEmitter::issueStepCopies(Value stage, Value kStep,
+                                          Value batch, Value tileRowA,
+                                          Value tileRowB) {
+  // Announce the bytes this phase will receive and arrive; the phase
+  // completes when they have all landed.
+  Value barrier = fullBarrier(stage);
+  NVVM::MBarrierArriveExpectTxOp::create(
+      b, loc, Type(), barrier, c32(txBytes(plan.a) + txBytes(plan.b)),
+      NVVM::MemScopeKind::CTA, false, Value());
+  Value stageBase = stagePtr(stage);
+  copyOperand(plan.a, codesA, scalesA, batch, tileRowA, kStep, stageBase,
+              barrier);
+  copyOperand(plan.b, codesB, scalesB, batch, tileRowB, kStep, stageBase,
+              barrier);
+}
+
+void GemmPipelineEmitter::emitProducer() {
   auto ifLane0 = scf::IfOp::create(b, loc, eq(lane, 0), false);
   {
     OpBuilder::InsertionGuard g(b);
     b.setInsertionPointToStart(ifLane0.thenBlock());
-    for (Value map : {codesA, scalesA, codesB, scalesB})
-      if (map.getType() ==
-          LLVM::LLVMPointerType::get(b.getContext(), kGeneric))
-        NVVM::FenceProxyAcquireOp::create(b, loc, NVVM::MemScopeKind::SYS,
-                                          map, c32(128));
+    acquireTensorMaps();
   }
 
   auto loop = scf::ForOp::create(b, loc, c32(0), c32(plan.kSteps()), c32(1));
@@ -439,23 +584,22 @@ void GemmPipelineEmitter::emitProducer() {
   NVVM::MBarrierTryWaitParityOp::create(
       b, loc, emptyBarrier(stage),
       arith::XOrIOp::create(b, loc, parityOf(*this, kStep), c32(1)), c32(0));
-  Value barrier = fullBarrier(stage);
-  // Lane 0 announces the bytes this phase will receive and arrives; the
-  // phase completes when they have all landed.
-  auto ifLane0Tx = scf::IfOp::create(b, loc, eq(lane, 0), false);
+  auto ifLane0Copies = scf::IfOp::create(b, loc, eq(lane, 0), false);
   {
     OpBuilder::InsertionGuard g(b);
-    b.setInsertionPointToStart(ifLane0Tx.thenBlock());
-    NVVM::MBarrierArriveExpectTxOp::create(
-        b, loc, Type(), barrier, c32(txBytes(plan.a) + txBytes(plan.b)),
-        NVVM::MemScopeKind::CTA, false, Value());
+    b.setInsertionPointToStart(ifLane0Copies.thenBlock());
+    issueStepCopies(stage, kStep, batchIdx, rowA0, rowB0);
   }
-  copyOperand(plan.a, codesA, scalesA, rowA0, kStep, stage, barrier);
-  copyOperand(plan.b, codesB, scalesB, rowB0, kStep, stage, barrier);
   if (plan.fullArrivals() == 2) {
-    // Scales re-laid with st.shared (generic proxy) are read by tcgen05.cp
-    // (async proxy): each lane fences its own stores, the warp syncs, and
-    // lane 0 arrives for all of them (PTX ISA 9.7.16.6, 9.7.13.15.18).
+    // Linear scales re-laid as 128x4 atoms by the producer lanes with
+    // st.shared (generic proxy) are read by tcgen05.cp (async proxy): each
+    // lane fences its own stores, the warp syncs, and lane 0 arrives for
+    // all of them (PTX ISA 9.7.16.6, 9.7.13.15.18).
+    Value stageBase = stagePtr(stage);
+    for (auto [op, scales, row0] :
+         {std::tuple(&plan.a, scalesA, rowA0), std::tuple(&plan.b, scalesB, rowB0)})
+      if (op->type.getLayout() == ScaleLayout::Linear)
+        stageScalesAsAtoms(*op, scales, batchIdx, row0, kStep, stageBase);
     NVVM::FenceProxyOp::create(
         b, loc, NVVM::ProxyKind::async_shared,
         NVVM::SharedSpaceAttr::get(b.getContext(),
@@ -464,13 +608,15 @@ void GemmPipelineEmitter::emitProducer() {
     auto ifLane0Done = scf::IfOp::create(b, loc, eq(lane, 0), false);
     OpBuilder::InsertionGuard g(b);
     b.setInsertionPointToStart(ifLane0Done.thenBlock());
-    NVVM::MBarrierArriveOp::create(b, loc, Type(), barrier, Value());
+    NVVM::MBarrierArriveOp::create(b, loc, Type(), fullBarrier(stage),
+                                   Value());
   }
 }
 
 void GemmPipelineEmitter::stageScalesAsAtoms(const GemmOperand &op,
-                                             Value scales, Value tileRow0,
-                                             Value kStep, Value stageBase) {
+                                             Value scales, Value batch,
+                                             Value tileRow0, Value kStep,
+                                             Value stageBase) {
   // A K step's 16 linear scale bytes of a row are 4 bytes for each of the
   // 4 atoms of the step: lane l takes rows l, l + 32, ... and moves them
   // with one 16-byte load and four 4-byte stores to
@@ -480,7 +626,7 @@ void GemmPipelineEmitter::stageScalesAsAtoms(const GemmOperand &op,
   // feed outputs that the epilogue does not store.
   Value valid = validRows(op, tileRow0);
   int64_t scaleRowBytes = plan.k / 16;
-  Value batchRow0 = add(mul(batchIdx, c32(op.rows)), tileRow0);
+  Value batchRow0 = add(mul(batch, c32(op.rows)), tileRow0);
   auto vec4 = VectorType::get({4}, b.getI32Type());
   for (int64_t r0 = 0; r0 < op.tileRows; r0 += 32) {
     Value r = add(lane, c32(r0));
@@ -655,10 +801,26 @@ static std::pair<Value, Value> quantizedOffsets(GemmPipelineEmitter &e,
                                                 Value row, Value col) {
   OpBuilder &b = e.b;
   Location loc = e.loc;
-  Value flat = outputIndex(e, e.batchIndex(), row, col);
-  Value two = indexConstant(b, loc, 2), sixteen = indexConstant(b, loc, 16);
-  return {arith::DivUIOp::create(b, loc, flat, two),
-          arith::DivUIOp::create(b, loc, flat, sixteen)};
+  // Rows are whole blocks (N % 16 == 0) and col is even: the byte is
+  // row * N / 2 + col / 2 and the scale row * N / 16 + col / 16, with no
+  // division of the flat index.
+  auto index = [&](Value v) {
+    return arith::IndexCastUIOp::create(b, loc, b.getIndexType(), v)
+        .getResult();
+  };
+  Value flatRow = arith::AddIOp::create(
+      b, loc,
+      arith::MulIOp::create(b, loc, index(e.batchIndex()),
+                            indexConstant(b, loc, e.plan.m)),
+      index(row));
+  auto at = [&](int64_t perRow, int64_t colShift) {
+    return arith::AddIOp::create(
+        b, loc,
+        arith::MulIOp::create(b, loc, flatRow,
+                              indexConstant(b, loc, e.plan.n / perRow)),
+        index(e.lshr(col, colShift)));
+  };
+  return {at(2, 1), at(16, 4)};
 }
 
 void GemmPipelineEmitter::storeQuantizedRun(
@@ -753,8 +915,73 @@ void GemmPipelineEmitter::finishOutputAmax() {
 
 void GemmPipelineEmitter::storeMmaFragment(Value tileRow0, Value tileCol0,
                                            ValueRange c, Value scale) {
-  Value row = add(tileRow0, lshr(lane, 2));
-  Value col = add(tileCol0, mul(andi(lane, 3), c32(2)));
-  for (int64_t j = 0; j < 4; ++j)
-    storeOutput(add(row, c32(j / 2 * 8)), add(col, c32(j % 2)), c[j], scale);
+  // Lane (g, t) holds rows g and g + 8 of each n8 block, columns 2t and
+  // 2t + 1: two rows of pairs, 8 columns apart from block to block. The
+  // rows' addresses are computed once; each pair is one store (a vector
+  // of two when N is even: both columns are inside C or neither is).
+  Type element = plan.resultElement;
+  int64_t elementBytes = element.getIntOrFloatBitWidth() / 8;
+  Value row = add(rowA0, add(tileRow0, lshr(lane, 2)));
+  Value col = add(rowB0, add(tileCol0, mul(andi(lane, 3), c32(2))));
+  Value base = toPointer(b, loc, args[7], kGlobal);
+  auto i64 = [&](Value v) {
+    return arith::ExtUIOp::create(b, loc, b.getI64Type(), v).getResult();
+  };
+  auto c64 = [&](int64_t v) {
+    return arith::ConstantIntOp::create(b, loc, b.getI64Type(), v).getResult();
+  };
+  // Element (batch * M + row) * N + col of C.
+  Value flatRow = arith::AddIOp::create(
+      b, loc, arith::MulIOp::create(b, loc, i64(batchIdx), c64(plan.m)),
+      i64(row));
+  Value first = arith::AddIOp::create(
+      b, loc, arith::MulIOp::create(b, loc, flatRow, c64(plan.n)), i64(col));
+  Value rowPtr[2];
+  Value rowInside[2];
+  for (int64_t h = 0; h < 2; ++h) {
+    rowPtr[h] = LLVM::GEPOp::create(
+        b, loc, base.getType(), element, base,
+        ValueRange{arith::AddIOp::create(b, loc, first, c64(8 * h * plan.n))});
+    rowInside[h] = ult(add(row, c32(8 * h)), c32(plan.m));
+  }
+  bool pairs = plan.n % 2 == 0;
+  auto pairType = VectorType::get({2}, element);
+  for (size_t j = 0; j < c.size() / 4; ++j) {
+    Value colJ = add(col, c32(8 * j));
+    for (int64_t h = 0; h < 2; ++h) {
+      Value v[2];
+      for (int64_t i = 0; i < 2; ++i) {
+        v[i] = arith::MulFOp::create(b, loc, c[4 * j + 2 * h + i], scale);
+        if (element != b.getF32Type())
+          v[i] = arith::TruncFOp::create(b, loc, element, v[i]);
+      }
+      Value ptr = LLVM::GEPOp::create(b, loc, base.getType(), element,
+                                      rowPtr[h], ValueRange{c32(8 * j)});
+      if (pairs) {
+        Value inside = arith::AndIOp::create(b, loc, rowInside[h],
+                                             ult(colJ, c32(plan.n)));
+        auto ifInside = scf::IfOp::create(b, loc, inside, false);
+        OpBuilder::InsertionGuard guard(b);
+        b.setInsertionPointToStart(ifInside.thenBlock());
+        Value pair = vector::FromElementsOp::create(b, loc, pairType,
+                                                    ValueRange{v[0], v[1]});
+        LLVM::StoreOp::create(b, loc, pair, ptr, 2 * elementBytes);
+        noteStored(pair);
+        continue;
+      }
+      for (int64_t i = 0; i < 2; ++i) {
+        Value inside = arith::AndIOp::create(
+            b, loc, rowInside[h], ult(add(colJ, c32(i)), c32(plan.n)));
+        auto ifInside = scf::IfOp::create(b, loc, inside, false);
+        OpBuilder::InsertionGuard guard(b);
+        b.setInsertionPointToStart(ifInside.thenBlock());
+        LLVM::StoreOp::create(
+            b, loc, v[i],
+            LLVM::GEPOp::create(b, loc, base.getType(), element, ptr,
+                                ValueRange{c32(i)}),
+            elementBytes);
+        noteStored(v[i]);
+      }
+    }
+  }
 }

@@ -108,11 +108,56 @@ struct GemmOperand {
   int64_t scaleTileRows() const { return tileRows / type.getBlockRows(); }
 };
 
-/// The static plan of one GEMM kernel.
-struct GemmPlan {
+/// A GEMM schedule: the choices that shape a kernel but not its result
+/// (within the GEMM tolerance). A rule picks one from the shape and the chip
+/// (chooseGemmSchedule); the `gemm-schedule` option of convert-nvfp4-to-gpu
+/// forces one (parseGemmSchedule) for benchmarks and tests. Its name() is
+/// part of the kernel name, so a manifest says which schedule ran.
+struct GemmSchedule {
+  /// The CTA tile of C: rows of A and rows of B.
+  int64_t tileM = 128, tileN = 128;
+  /// Stages of the FP4 ring, each one K step (kGemmTileK) of codes and
+  /// scales of both operands.
+  int64_t stages = 4;
+  /// sm_90a: stages of decoded F16 tiles (kDecodedK elements of K each),
+  /// written by `decoderWarpgroups` dedicated warpgroups and read by two
+  /// consumer warpgroups with wgmma from shared memory (DecodeWgmmaMatmul.cpp).
+  /// 0: the consumers decode themselves (WgmmaMatmul.cpp, and every other
+  /// chip, whose MMA reads FP4 directly).
+  int64_t decodedStages = 0;
+  int64_t decoderWarpgroups = 0;
+  /// Persistent CTAs: the grid is min(tiles, maxCTAs) and each CTA walks
+  /// the tiles linear index blockIdx.x, + gridDim.x, ... in the grouped
+  /// order of rasterGroup; otherwise one tile per CTA, grid (N tiles, M
+  /// tiles, batch).
+  bool persistent = false;
+  /// M tiles per group of the persistent order: consecutive tiles walk down
+  /// a group of rasterGroup M tiles before moving to the next N tile, so
+  /// the CTAs running at once share rows of A and of B in L2.
+  int64_t rasterGroup = 8;
+  /// At most this many persistent CTAs (0: one per SM of the chip); tests
+  /// use it to give every CTA several tiles of a small GEMM.
+  int64_t gridLimit = 0;
+
+  /// "128x256x256_s2_d2w1_p8": tile, FP4 stages, decoded stages and decoder
+  /// warpgroups (when decodedStages > 0), persistent with its raster group
+  /// (when persistent) and "_gN" with a grid limit. parseGemmSchedule reads
+  /// it back.
+  std::string name() const;
+};
+
+/// Reads GemmSchedule::name()'s syntax; the message says what is wrong.
+FailureOr<GemmSchedule> parseGemmSchedule(StringRef text,
+                                          std::string &message);
+
+/// The static plan of one GEMM kernel: the schedule (the base), the shape
+/// and what follows from both.
+struct GemmPlan : GemmSchedule {
   int64_t batch, m, n, k;
-  int64_t tileM, tileN, stages;
   int64_t consumerWarps;
+  /// The most CTAs a persistent grid launches (the chip's multiprocessors:
+  /// one CTA per SM).
+  int64_t maxCTAs = 1;
   GemmOperand a, b;
   int64_t stageBytes;
   int64_t barrierBytes; ///< full[stages], empty[stages] (8 bytes each), ...
@@ -148,16 +193,26 @@ struct GemmPlan {
   }
   /// Arrivals that complete a phase of an "empty" barrier.
   int64_t emptyArrivals() const {
-    return stageRelease == GemmStageRelease::Tcgen05Commit
-               ? 1
-               : consumerWarps * 32;
+    if (stageRelease == GemmStageRelease::Tcgen05Commit)
+      return 1;
+    // With decoder warpgroups only the decoders read the FP4 stages; one
+    // lane of each of their warps arrives.
+    return decodedStages ? decoderWarpgroups * 4 : consumerWarps * 32;
   }
   /// First byte of the barrier area that the pipeline's barriers leave
   /// free (for a consumer's own barriers and slots).
   int64_t freeBarrierByte() const { return 16 * stages; }
 
   int64_t kSteps() const { return k / kGemmTileK; }
-  int64_t threads() const { return (consumerWarps + 1) * 32; }
+  /// Tiles of C over all batch elements.
+  int64_t tiles() const {
+    return batch * ((m + tileM - 1) / tileM) * ((n + tileN - 1) / tileN);
+  }
+  int64_t threads() const {
+    if (decodedStages)
+      return 128 * (decoderWarpgroups + consumerWarps / 4);
+    return (consumerWarps + 1) * 32;
+  }
   /// The dynamic shared memory to request: the kernel rounds the base up
   /// to kSwizzleRepeatBytes, which may skip up to that many bytes.
   int64_t sharedMemoryBytes() const {
@@ -175,10 +230,9 @@ struct GemmPlan {
                kSwizzleRepeatBytes;
   }
   int64_t producerWarp() const { return consumerWarps; }
-  /// The grid: (N tiles, M tiles, batch).
+  /// The grid: (N tiles, M tiles, batch), or (min(tiles, maxCTAs), 1, 1)
+  /// when persistent.
   std::array<int64_t, 3> grid() const;
-  /// Kernel-name suffix: tile, stages and operand forms.
-  std::string name() const;
 };
 
 /// Why the tensor-core GEMM cannot take this matmul, or "" when it can.
@@ -186,11 +240,17 @@ std::string tensorCoreGemmUnsupportedReason(
     const ::nvfp4::target::ChipInfo &chip, BlockScaledTensorType lhs,
     BlockScaledTensorType rhs);
 
-/// The plan for `chip`; call only when tensorCoreGemmUnsupportedReason is
-/// empty.
+/// The schedule the lowering takes for this GEMM on `chip` when none is
+/// forced: the chip's default tile, stages and threads (Chip.cpp).
+GemmSchedule chooseGemmSchedule(const ::nvfp4::target::ChipInfo &chip,
+                                BlockScaledTensorType lhs,
+                                BlockScaledTensorType rhs);
+
+/// The plan for `chip` and `schedule`; call only when
+/// tensorCoreGemmUnsupportedReason is empty.
 GemmPlan makeGemmPlan(const ::nvfp4::target::ChipInfo &chip,
-                      BlockScaledTensorType lhs, BlockScaledTensorType rhs,
-                      Type resultElement);
+                      const GemmSchedule &schedule, BlockScaledTensorType lhs,
+                      BlockScaledTensorType rhs, Type resultElement);
 
 /// Emits the parts of a pipelined GEMM kernel body that do not depend on
 /// the MMA instruction. Integer values are i32 unless said otherwise;
@@ -247,6 +307,34 @@ public:
   /// The producer warp's loop over K steps (emit inside `if warp ==
   /// producerWarp`).
   void emitProducer();
+  /// Makes the tensor maps written by the runtime visible to the TMA; once,
+  /// by the thread that issues the copies, before the first one.
+  void acquireTensorMaps();
+  /// From one thread: announces the bytes of K step `kStep` of the tile at
+  /// (`batch`, `tileRowA`, `tileRowB`) on the "full" barrier of `stage` and
+  /// issues its copies into that stage (with GemmScaleStaging::AsStored: no
+  /// producer-lane work).
+  void issueStepCopies(Value stage, Value kStep, Value batch, Value tileRowA,
+                       Value tileRowB);
+
+  // --- the tile scheduler (persistent plans) -------------------------------
+  /// The coordinates of tile `linearTile` (i32, < plan.tiles()) in the
+  /// grouped order: its batch element and first rows of A and B.
+  struct TileCoords {
+    Value batch, rowA, rowB;
+  };
+  TileCoords tileCoords(Value linearTile);
+  /// How many tiles this CTA walks (i32): ceil((tiles - blockIdx.x) /
+  /// gridDim.x).
+  Value tilesOfThisCTA();
+  /// The linear index of this CTA's `i`-th tile.
+  Value linearTileOf(Value i);
+  /// Makes the epilogue helpers (storeOutput, ...) address tile `tile`.
+  void setTile(const TileCoords &tile) {
+    batchIdx = tile.batch;
+    rowA0 = tile.rowA;
+    rowB0 = tile.rowB;
+  }
   /// Blocks until stage `kStep % stages` holds K step `kStep`.
   void waitFull(Value kStep);
   /// This thread is done reading stage `kStep % stages`.
@@ -267,9 +355,11 @@ public:
   /// scaling by `scale`) at C[row, col0 ..] of this CTA's tile with one
   /// vector store; the caller knows they are all inside the matrix.
   void storeOutputRow(Value tileRow, Value tileCol0, Value bits, Value scale);
-  /// Stores the four FP32 values `c` of one mma.sync m16n8 accumulator
-  /// fragment whose tile starts at (tileRow0, tileCol0): lane (g, t) holds
-  /// rows g and g + 8, columns 2t and 2t + 1 (PTX ISA 9.7.14.5).
+  /// Stores the FP32 values `c` of mma.sync m16n8 accumulator fragments,
+  /// four per fragment, of consecutive n8 blocks whose first starts at
+  /// (tileRow0, tileCol0): lane (g, t) holds rows g and g + 8, columns 2t
+  /// and 2t + 1 of each (PTX ISA 9.7.14.5; wgmma's m64nN accumulator is
+  /// the same per warp).
   void storeMmaFragment(Value tileRow0, Value tileCol0, ValueRange c,
                         Value scale);
   /// With GemmPlan::quantizeOutput: the tensor scale of argument 9's amax.
@@ -302,7 +392,8 @@ public:
 
 private:
   void copyOperand(const GemmOperand &op, Value codes, Value scales,
-                   Value tileRow0, Value kStep, Value stage, Value barrier);
+                   Value batch, Value tileRow0, Value kStep, Value stage,
+                   Value barrier);
   Value validRows(const GemmOperand &op, Value tileRow0);
   int64_t txBytes(const GemmOperand &op);
   /// Folds |stored| (a scalar or vector of C's element type) into the
@@ -314,8 +405,8 @@ private:
   /// Stores one byte of codes of C[row, col] (absolute; col even) if
   /// `inside`.
   void storeCodes(Value row, Value col, Value codes, Value inside);
-  void stageScalesAsAtoms(const GemmOperand &op, Value scales, Value tileRow0,
-                          Value kStep, Value stageBase);
+  void stageScalesAsAtoms(const GemmOperand &op, Value scales, Value batch,
+                          Value tileRow0, Value kStep, Value stageBase);
 
   ValueRange args;
   Value tid, warp, lane, batchIdx, rowA0, rowB0;
@@ -363,6 +454,29 @@ gpu::GPUFuncOp buildWgmmaGemmKernel(ModuleOp module, const GemmPlan &plan,
 /// Why buildWgmmaGemmKernel cannot take `plan`, or "" when it can.
 std::string wgmmaGemmUnsupportedReason(const GemmPlan &plan,
                                        int64_t maxSharedMemoryBytes);
+
+/// K elements of one decoded stage of the sm_90a decoder-warpgroup kernel:
+/// 64 F16 values = one 128-byte swizzle row per tile row.
+constexpr int64_t kDecodedK = 64;
+
+/// The shared memory buildDecodeWgmmaGemmKernel adds to `plan`
+/// (GemmPlan::consumerSharedBytes): its decoded stages.
+int64_t decodeWgmmaGemmSharedBytes(const GemmPlan &plan);
+
+/// Why buildDecodeWgmmaGemmKernel cannot take `plan`, or "" when it can.
+std::string decodeWgmmaGemmUnsupportedReason(const GemmPlan &plan,
+                                             int64_t maxSharedMemoryBytes);
+
+/// Builds the sm_90a kernel with decoder warpgroups (plan.decodedStages >
+/// 0): the decoder warpgroups fill the FP4 ring with TMA copies and decode
+/// each K step into F16 tiles of A and B in shared memory (the exact values
+/// code x block scale); two consumer warpgroups multiply them with
+/// wgmma.mma_async m64nNk16 (both operands from shared memory, FP32
+/// accumulation) and run the epilogue. Needs plan.consumerSharedBytes =
+/// decodeWgmmaGemmSharedBytes. Defined in DecodeWgmmaMatmul.cpp.
+gpu::GPUFuncOp buildDecodeWgmmaGemmKernel(ModuleOp module,
+                                          const GemmPlan &plan,
+                                          TypeRange argTypes, StringRef name);
 
 /// Builds the sm_100a/sm_103a kernel: the shared pipeline (codes in the
 /// 128-byte swizzle, scales as 128x4 atoms) feeding one MMA warp that

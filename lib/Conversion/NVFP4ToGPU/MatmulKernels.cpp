@@ -258,11 +258,79 @@ Value createTensorMap(OpBuilder &b, Location loc, Value buffer, int64_t batch,
 /// amax) with the kernel the chip and shape allow, writing `outputs` (the
 /// flat buffers after alpha: C; C and its amax; or codes, scales and the
 /// given amax of the quantized C).
-void launchGemm(ConversionPatternRewriter &rewriter, Location loc,
-                ModuleOp module, const ::nvfp4::target::ChipInfo &chip,
-                BlockScaledTensorType lhsType, BlockScaledTensorType rhsType,
-                RankedTensorType resultType, ValueRange lhs, ValueRange rhs,
-                Value alpha, GemmOutput output, ValueRange outputs) {
+/// The tensor-core plan for this GEMM -- the forced schedule, or the
+/// chip's choice -- or nothing when the shape or the chip needs the SIMT
+/// kernel. With a forced schedule the kernel cannot take, `whyNot` says why.
+std::optional<GemmPlan> planGemm(const ::nvfp4::target::ChipInfo &chip,
+                                 const std::optional<GemmSchedule> &forced,
+                                 BlockScaledTensorType lhsType,
+                                 BlockScaledTensorType rhsType,
+                                 RankedTensorType resultType,
+                                 GemmOutput output, std::string &whyNot) {
+  if (!tensorCoreGemmUnsupportedReason(chip, lhsType, rhsType).empty())
+    return std::nullopt;
+  bool tcgen05 = chip.has(::nvfp4::target::Instruction::Tcgen05BlockScaleMma);
+  bool mmaBlockScale =
+      !tcgen05 && chip.has(::nvfp4::target::Instruction::MmaSyncBlockScale);
+  // Why the kernel for this chip cannot take `plan`, or "".
+  auto unsupported = [&](GemmPlan &plan) -> std::string {
+    if (tcgen05)
+      return tcgen05GemmUnsupportedReason(plan);
+    if (mmaBlockScale)
+      return mmaBlockScaleGemmUnsupportedReason(plan,
+                                                chip.maxSharedMemoryPerBlock);
+    // sm_90a: the decoder-warpgroup kernel (DecodeWgmmaMatmul.cpp) or the
+    // consumers-decode kernel (WgmmaMatmul.cpp), each with its shared
+    // memory beyond the ring.
+    std::string reason =
+        plan.decodedStages
+            ? decodeWgmmaGemmUnsupportedReason(plan,
+                                               chip.maxSharedMemoryPerBlock)
+            : wgmmaGemmUnsupportedReason(plan, chip.maxSharedMemoryPerBlock);
+    if (reason.empty())
+      plan.consumerSharedBytes = plan.decodedStages
+                                     ? decodeWgmmaGemmSharedBytes(plan)
+                                     : wgmmaGemmSharedBytes(plan);
+    return reason;
+  };
+  auto make = [&](const GemmSchedule &schedule) {
+    GemmPlan plan = makeGemmPlan(chip, schedule, lhsType, rhsType,
+                                 resultType.getElementType());
+    plan.outputAmax = output == GemmOutput::ValuesAndAmax;
+    plan.quantizeOutput = output == GemmOutput::Quantized;
+    return plan;
+  };
+  if (forced) {
+    GemmPlan plan = make(*forced);
+    whyNot = unsupported(plan);
+    if (!whyNot.empty())
+      return std::nullopt;
+    return plan;
+  }
+  GemmPlan plan = make(chooseGemmSchedule(chip, lhsType, rhsType));
+  if (unsupported(plan).empty())
+    return plan;
+  // The chip's plain schedule (one tile per CTA, the consumers decode).
+  GemmSchedule fallback;
+  fallback.tileM = chip.gemmTile.m;
+  fallback.tileN = chip.gemmTile.n;
+  fallback.stages = chip.gemmTile.stages;
+  plan = make(fallback);
+  if (unsupported(plan).empty())
+    return plan;
+  return std::nullopt;
+}
+
+LogicalResult launchGemm(ConversionPatternRewriter &rewriter, Operation *op,
+                         ModuleOp module,
+                         const ::nvfp4::target::ChipInfo &chip,
+                         const std::optional<GemmSchedule> &forced,
+                         BlockScaledTensorType lhsType,
+                         BlockScaledTensorType rhsType,
+                         RankedTensorType resultType, ValueRange lhs,
+                         ValueRange rhs, Value alpha, GemmOutput output,
+                         ValueRange outputs) {
+  Location loc = op->getLoc();
   if (!alpha)
     alpha = arith::ConstantOp::create(rewriter, loc,
                                       rewriter.getF32FloatAttr(1.0f));
@@ -272,40 +340,22 @@ void launchGemm(ConversionPatternRewriter &rewriter, Location loc,
       flatten(rewriter, loc, rhs[1]), rhs[2], alpha};
   for (Value buffer : outputs)
     args.push_back(flatten(rewriter, loc, buffer));
-  std::optional<GemmPlan> plan;
-  if (tensorCoreGemmUnsupportedReason(chip, lhsType, rhsType).empty())
-    plan = makeGemmPlan(chip, lhsType, rhsType, resultType.getElementType());
-  if (plan) {
-    plan->outputAmax = output == GemmOutput::ValuesAndAmax;
-    plan->quantizeOutput = output == GemmOutput::Quantized;
-  }
-  // Which consumer: tcgen05 (sm_100a, sm_103a), mma.sync block_scale
-  // (sm_120a), or dequantization + wgmma (sm_90a).
-  bool tcgen05 = chip.has(::nvfp4::target::Instruction::Tcgen05BlockScaleMma);
-  bool mmaBlockScale =
-      !tcgen05 && chip.has(::nvfp4::target::Instruction::MmaSyncBlockScale);
-  if (plan && tcgen05 && !tcgen05GemmUnsupportedReason(*plan).empty())
-    plan.reset();
-  if (plan && mmaBlockScale &&
-      !mmaBlockScaleGemmUnsupportedReason(*plan, chip.maxSharedMemoryPerBlock)
-           .empty())
-    plan.reset();
-  // sm_90a: decode once per CTA + wgmma (WgmmaMatmul.cpp), with its
-  // decoded B tiles in shared memory beyond the ring.
-  if (plan && !tcgen05 && !mmaBlockScale) {
-    if (wgmmaGemmUnsupportedReason(*plan, chip.maxSharedMemoryPerBlock)
-            .empty())
-      plan->consumerSharedBytes = wgmmaGemmSharedBytes(*plan);
-    else
-      plan.reset();
-  }
+  std::string whyNot;
+  std::optional<GemmPlan> plan = planGemm(chip, forced, lhsType, rhsType,
+                                          resultType, output, whyNot);
+  if (!whyNot.empty())
+    return op->emitOpError("cannot use gemm-schedule=")
+           << forced->name() << ": " << whyNot;
   if (!plan) {
     gpu::GPUFuncOp kernel = buildScaledMatmulKernel(module, lhsType, rhsType,
                                                     resultType, output, chip);
     launchKernel(rewriter, loc, kernel, resultType.getNumElements(),
                  kThreadsPerBlock, args);
-    return;
+    return success();
   }
+  bool tcgen05 = chip.has(::nvfp4::target::Instruction::Tcgen05BlockScaleMma);
+  bool mmaBlockScale =
+      !tcgen05 && chip.has(::nvfp4::target::Instruction::MmaSyncBlockScale);
   SmallVector<Type> argTypes = gemmKernelArgTypes(
       *plan, matmulArgTypes(lhsType, rhsType, resultType, output));
   // Codes (and linear scales the plan stages as stored) go to the kernel
@@ -322,20 +372,28 @@ void launchGemm(ConversionPatternRewriter &rewriter, Location loc,
       : mmaBlockScale
           ? buildMmaBlockScaleGemmKernel(module, *plan, argTypes,
                                          name + "mxf4_" + plan->name())
+      : plan->decodedStages
+          ? buildDecodeWgmmaGemmKernel(module, *plan, argTypes,
+                                       name + "wgmma_" + plan->name())
           : buildWgmmaGemmKernel(module, *plan, argTypes,
                                  name + "wgmma_" + plan->name());
   launchKernel(rewriter, loc, kernel, plan->grid(), plan->threads(),
                plan->sharedMemoryBytes(), args);
+  return success();
 }
 
 /// A conversion pattern that lowers for one chip.
 template <typename OpT>
 struct ChipConversionPattern : OpConversionPattern<OpT> {
   ChipConversionPattern(const TypeConverter &converter, MLIRContext *ctx,
-                        const ::nvfp4::target::ChipInfo &chip)
-      : OpConversionPattern<OpT>(converter, ctx), chip(chip) {}
+                        const ::nvfp4::target::ChipInfo &chip,
+                        std::optional<GemmSchedule> forced)
+      : OpConversionPattern<OpT>(converter, ctx), chip(chip),
+        forced(std::move(forced)) {}
 
   const ::nvfp4::target::ChipInfo &chip;
+  /// The gemm-schedule option, when given.
+  std::optional<GemmSchedule> forced;
 };
 
 struct ScaledMatmulToGPU : ChipConversionPattern<ScaledMatmulOp> {
@@ -356,12 +414,14 @@ struct ScaledMatmulToGPU : ChipConversionPattern<ScaledMatmulOp> {
       outputs.push_back(allocDevice(rewriter, loc,
                                     MemRefType::get({1}, rewriter.getI32Type()),
                                     /*zeroFill=*/true));
-    launchGemm(rewriter, loc, op->getParentOfType<ModuleOp>(), chip,
-               op.getLhs().getType(), op.getRhs().getType(), resultType,
-               adaptor.getLhs(), adaptor.getRhs(),
-               op.getAlpha() ? adaptor.getAlpha().front() : Value(),
-               outputAmax ? GemmOutput::ValuesAndAmax : GemmOutput::Values,
-               outputs);
+    if (failed(launchGemm(
+            rewriter, op, op->getParentOfType<ModuleOp>(), chip, forced,
+            op.getLhs().getType(), op.getRhs().getType(), resultType,
+            adaptor.getLhs(), adaptor.getRhs(),
+            op.getAlpha() ? adaptor.getAlpha().front() : Value(),
+            outputAmax ? GemmOutput::ValuesAndAmax : GemmOutput::Values,
+            outputs)))
+      return failure();
     SmallVector<Value> results = {bufferization::ToTensorOp::create(
         rewriter, loc, resultType, result, /*restrict=*/true,
         /*writable=*/true)};
@@ -394,20 +454,31 @@ struct ScaledMatmulQuantizeToGPU
     Value amax = givenAmaxBuffer(rewriter, loc, adaptor.getAmax().front());
     auto product =
         RankedTensorType::get(type.getShape(), op.getProductElementType());
-    launchGemm(rewriter, loc, op->getParentOfType<ModuleOp>(), chip,
-               op.getLhs().getType(), op.getRhs().getType(), product,
-               adaptor.getLhs(), adaptor.getRhs(),
-               op.getAlpha() ? adaptor.getAlpha().front() : Value(),
-               GemmOutput::Quantized, {codes, scales, amax});
+    if (failed(launchGemm(
+            rewriter, op, op->getParentOfType<ModuleOp>(), chip, forced,
+            op.getLhs().getType(), op.getRhs().getType(), product,
+            adaptor.getLhs(), adaptor.getRhs(),
+            op.getAlpha() ? adaptor.getAlpha().front() : Value(),
+            GemmOutput::Quantized, {codes, scales, amax})))
+      return failure();
     rewriter.replaceOpWithMultiple(op, {{codes, scales, amax}});
     return success();
   }
 };
 } // namespace
 
-void mlir::nvfp4::populateMatmulToGPUPatterns(
+LogicalResult mlir::nvfp4::populateMatmulToGPUPatterns(
     const TypeConverter &converter, RewritePatternSet &patterns,
-    const ::nvfp4::target::ChipInfo &chip) {
+    const ::nvfp4::target::ChipInfo &chip, StringRef gemmSchedule,
+    std::string &message) {
+  std::optional<GemmSchedule> forced;
+  if (!gemmSchedule.empty()) {
+    FailureOr<GemmSchedule> parsed = parseGemmSchedule(gemmSchedule, message);
+    if (failed(parsed))
+      return failure();
+    forced = *parsed;
+  }
   patterns.add<ScaledMatmulToGPU, ScaledMatmulQuantizeToGPU>(
-      converter, patterns.getContext(), chip);
+      converter, patterns.getContext(), chip, forced);
+  return success();
 }

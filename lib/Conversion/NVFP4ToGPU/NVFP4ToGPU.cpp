@@ -99,7 +99,12 @@ struct ConvertNVFP4ToGPUPass
     GPUHostTypeConverter converter;
     RewritePatternSet patterns(ctx);
     populateQuantizeToGPUPatterns(converter, patterns, *chipInfo);
-    populateMatmulToGPUPatterns(converter, patterns, *chipInfo);
+    std::string message;
+    if (failed(populateMatmulToGPUPatterns(converter, patterns, *chipInfo,
+                                           gemmSchedule, message))) {
+      module.emitError() << message;
+      return signalPassFailure();
+    }
     populateTransposeToGPUPatterns(converter, patterns);
 
     ConversionTarget target(*ctx);

@@ -29,13 +29,18 @@ void populateQuantizeToGPUPatterns(const TypeConverter &converter,
                                    RewritePatternSet &patterns,
                                    const ::nvfp4::target::ChipInfo &chip);
 
-/// Pattern that replaces nvfp4.scaled_matmul by a launch of `chip`'s
-/// tensor-core GEMM kernel when it takes the shape (sm_90a: K a multiple of
-/// 256), otherwise of the portable SIMT kernel (bit-exact with the
-/// reference; no tensor cores).
-void populateMatmulToGPUPatterns(const TypeConverter &converter,
-                                 RewritePatternSet &patterns,
-                                 const ::nvfp4::target::ChipInfo &chip);
+/// Patterns that replace nvfp4.scaled_matmul and
+/// nvfp4.scaled_matmul_quantize by a launch of `chip`'s tensor-core GEMM
+/// kernel when it takes the shape (K a multiple of 256), otherwise of the
+/// portable SIMT kernel (bit-exact with the reference; no tensor cores).
+/// `gemmSchedule`, when not empty, forces the tensor-core schedule
+/// (GemmSchedule::name() syntax, e.g. "128x256x256_s2_d2w1_p8"); a schedule
+/// that does not parse fails with `message`.
+LogicalResult populateMatmulToGPUPatterns(const TypeConverter &converter,
+                                          RewritePatternSet &patterns,
+                                          const ::nvfp4::target::ChipInfo &chip,
+                                          StringRef gemmSchedule,
+                                          std::string &message);
 
 /// Pattern that replaces nvfp4.transpose by a launch of a kernel that
 /// transposes the packed E2M1 codes (nibble by nibble) and the linear

@@ -1,0 +1,107 @@
+#!/usr/bin/env python3
+"""The block-scaled GEMM against what a Hopper user would pick instead, in
+one run (issue 13):
+
+  python3 bench/run_gemm_bench.py bench/build-gemm      (after make_gemm_bench.sh)
+
+Per shape M x N x K (BF16 output): cuBLAS BF16 (torch.matmul on BF16
+operands of the same shape); the route -- our dequantize kernels for A and
+B, then torch.matmul on their BF16 outputs; the fused nvfp4.scaled_matmul
+under the lowering's schedule choice and under forced schedules (the kernel
+name says which). For memory-bound shapes (M <= 128) also the bytes the
+weight B occupies (codes + scales) per second against the device copy.
+Times are CUDA-event medians (run_bench.time_ms) after a warm-up.
+"""
+import os
+import sys
+
+import cupy as cp
+import numpy as np
+import torch
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from run_bench import program, time_batched_ms, time_ms  # noqa: E402
+
+
+def operands(rng, m, n, k, block_b):
+    """Random codes, scales in [2^-3, 2^1] (no NaN bytes) and amax 1."""
+    codes_a = cp.asarray(rng.integers(0, 256, m * k // 2, dtype=cp.uint8))
+    codes_b = cp.asarray(rng.integers(0, 256, n * k // 2, dtype=cp.uint8))
+    scales_a = cp.asarray(rng.integers(0x20, 0x40, m * k // 16, dtype=cp.uint8))
+    rows_b = n if block_b == "1x16" else n // 16
+    scales_b = cp.asarray(rng.integers(0x20, 0x40, rows_b * k // 16,
+                                       dtype=cp.uint8))
+    amax = cp.full(1, np.float32(1.0).view(np.uint32), cp.uint32)
+    return [codes_a, scales_a, amax, codes_b, scales_b, amax.copy()]
+
+
+def main():
+    path = sys.argv[1]
+    dev = cp.cuda.runtime.getDeviceProperties(0)["name"].decode()
+    print(f"device: {dev}; torch {torch.__version__}; cupy {cp.__version__}")
+    with open(os.path.join(path, "shapes.txt")) as f:
+        shapes = f.read().split()
+    with open(os.path.join(path, "extra_schedules.txt")) as f:
+        extra = f.read().split()
+    rng = cp.random.default_rng(0)
+
+    # The copy bandwidth (read + write), the ceiling of memory-bound shapes.
+    src = cp.empty(1 << 30, cp.uint8)
+    dst = cp.empty_like(src)
+    copy_ms = time_batched_ms(lambda: dst.__setitem__(slice(None), src))
+    copy_gbs = 2 * src.nbytes / copy_ms / 1e6
+    del src, dst
+    print(f"device copy 1 GiB: {copy_ms:.3f} ms, {copy_gbs:.0f} GB/s")
+
+    rows = []
+    for shape in shapes:
+        dims, block_b = shape.split(":")
+        m, n, k = (int(v) for v in dims.split("x"))
+        flops = 2 * m * n * k
+        args = operands(rng, m, n, k, block_b)
+        a16 = torch.randn(m, k, device="cuda", dtype=torch.bfloat16)
+        b16 = torch.randn(n, k, device="cuda", dtype=torch.bfloat16)
+        repeat = 20 if flops > 1e11 else 50
+        cublas = time_ms(lambda: torch.matmul(a16, b16.t()), repeat=repeat)
+        del a16, b16
+        deq = program(path, f"dequant_{dims}", args)
+        xa, xb = deq.results[0], deq.results[1]
+        ta = torch.as_tensor(xa, device="cuda").view(torch.bfloat16).view(m, k)
+        tb = torch.as_tensor(xb, device="cuda").view(torch.bfloat16).view(n, k)
+
+        def route():
+            deq()
+            torch.matmul(ta, tb.t())
+        route_ms = time_ms(route, repeat=repeat)
+        deq_ms = time_ms(deq, repeat=repeat)
+        del ta, tb
+        print(f"{dims} (B {block_b}): cuBLAS bf16 {cublas:.4f} ms "
+              f"({flops / cublas / 1e9:.0f} TFLOP/s); route {route_ms:.4f} ms "
+              f"(our dequantize kernels {deq_ms:.4f} ms + cuBLAS)")
+        variants = [("", "default"), ("_v1", "v1"), ("_v2", "v2")]
+        if dims == "8192x8192x8192":
+            variants += [("_" + s, s) for s in extra]
+        for suffix, label in variants:
+            g = program(path, f"gemm_{dims}{suffix}", args)
+            ms = time_ms(g, repeat=repeat)
+            line = (f"  fused {label:26s} {g.kernels[-1].split('_to_bf16_')[-1]:32s}"
+                    f" {ms:.4f} ms {flops / ms / 1e9:6.1f} TFLOP/s = "
+                    f"{cublas / ms:.3f} x cuBLAS, {route_ms / ms:.3f} x route")
+            if m <= 128:
+                weight = n * k // 2 + n * k // 16
+                gbs = weight / ms / 1e6
+                line += f"; weight {gbs:.0f} GB/s = {gbs / copy_gbs:.2f} x copy"
+            print(line)
+            rows.append((dims, label, ms, cublas, route_ms))
+            del g
+        del deq
+        cp.get_default_memory_pool().free_all_blocks()
+        torch.cuda.empty_cache()
+    print("\nsummary: shape, schedule, fused ms, x cuBLAS, x route")
+    for dims, label, ms, cublas, route_ms in rows:
+        print(f"  {dims:20s} {label:26s} {ms:8.4f} {cublas / ms:6.3f} "
+              f"{route_ms / ms:6.3f}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,590 @@
+//===- DecodeWgmmaMatmul.cpp - sm_90a GEMM with decoder warpgroups --------===//
+//
+// Part of the nvfp4 project.
+//
+// Hopper has no FP4 tensor-core instruction, so every E2M1 code x E4M3
+// block scale becomes an exact F16 value before wgmma multiplies. This
+// kernel gives the decoding its own warpgroups, so that the warpgroups that
+// issue wgmma do nothing else (the schedule's decodedStages > 0; the older
+// WgmmaMatmul.cpp decodes in the consumers):
+//
+//   warpgroups 0 .. d-1   decoders. Thread 0 also fills the FP4 ring
+//                         (GemmPipeline.h: TMA tensor copies of codes and
+//                         scales, `stages` stages of one K step of 256),
+//                         kept stages - 1 steps ahead. Per K step the
+//                         decoders turn each 64-wide K slice of the A and B
+//                         tiles into F16 in one of `decodedStages` decoded
+//                         stages: each thread takes whole 16-byte chunks (32
+//                         codes of a row) -- one ld.shared.v4, two scales by
+//                         one cvt.rn.f16x2.e4m3x2, 52 integer instructions
+//                         (decodeE2M1x8), 16 mul.f16x2, four st.shared.v4 --
+//                         into the
+//                         K-major 128-byte-swizzle layout of a wgmma
+//                         descriptor (chunk c of row r at c ^ (r % 8)).
+//   warpgroups d, d + 1   consumers: 64 rows of the tile each, all tileN
+//                         columns; per decoded stage 4 x wgmma.mma_async
+//                         m64nNk16.f32.f16.f16 with both operands from
+//                         shared memory, commit, wait_group 1 (so the MMAs
+//                         of the next stage queue behind the running ones),
+//                         then the stage before is released. The epilogue
+//                         (GemmPipelineEmitter: C, its amax, or its 1x16
+//                         quantization) stores from the accumulators.
+//
+// Persistent: the grid is one CTA per SM and each CTA walks the tiles of
+// the grouped order (GemmPipelineEmitter::tileCoords). The decoders and
+// the TMA run ahead into the next tile while the consumers store the last
+// one, bounded by the decoded stages.
+//
+// Synchronization (all mbarriers, phases counted by the global step index
+// of this CTA: g over FP4 steps, u = 4g + q over decoded stages):
+//   FP4 full[g % stages]     1 arrival (expect_tx) + the copies' bytes
+//   FP4 empty[g % stages]    every decoder warp, after its last read
+//   decoded full[u % D]      every decoder warp, after its lanes' stores
+//                            and fence.proxy.async (generic stores -> async
+//                            proxy reads by wgmma)
+//   decoded empty[u % D]     every consumer warp, once wait_group says the
+//                            MMAs that read the stage are complete
+// (one elected lane per warp arrives after __syncwarp).
+//
+// Exactness: an E2M1 value has at most 2 significant bits and an E4M3
+// scale 4, so code x scale has at most 6 and lies in [2^-10, 2688], inside
+// F16's normal range: mul.f16x2 computes it exactly, and F16 x F16
+// products are exact in the FP32 accumulator. Only the summation order
+// differs from docs/Numerics.md. The decode permutes K inside each group
+// of 8 codes (slots 0..7 <- codes 0, 4, 1, 5, 2, 6, 3, 7: the pairs whose
+// signs one shift places, decodeE2M1x8); A and B use the same decode, so
+// every product pairs equal k.
+//
+// Registers: every thread gets 65536 / threads (.maxnreg: one CTA per
+// SM), which must hold a consumer's 64 x tileN FP32 accumulator (128
+// registers for tileN = 256) and its working set. The role branch must be
+// warp-uniform to ptxas -- the warpgroup index is broadcast from lane 0
+// with a shuffle -- or it allocates both roles' code together (76 spill
+// bytes at 384 threads; with the shuffle: 158 registers, no spills).
+// setmaxnreg is not used: ptxas 13.0 compiles a region after
+// setmaxnreg.inc under the entry cap all the same (C7602, "insufficient
+// registers (128)", for a 512-thread kernel with setmaxnreg.inc 176), so
+// it cannot give the consumers more than the entry cap.
+//
+//===----------------------------------------------------------------------===//
+
+#include "GemmPipeline.h"
+#include "KernelBuilder.h"
+#include "nvfp4/Target/Tcgen05Encoding.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+
+using namespace mlir;
+using namespace mlir::nvfp4;
+using namespace mlir::nvfp4::kernels;
+namespace tgt = ::nvfp4::target;
+
+namespace {
+
+constexpr int64_t kConsumerWarpgroups = 2;
+constexpr int64_t kWarpgroupThreads = 128;
+constexpr int64_t kWarpgroupRows = 64; ///< wgmma M
+constexpr int64_t kMmaK = 16;          ///< wgmma K for F16
+constexpr int64_t kSubSteps = kGemmTileK / kDecodedK;
+/// A decoded tile row: kDecodedK F16 values, one 128-byte swizzle row.
+constexpr int64_t kDecodedRowBytes = kDecodedK * 2;
+/// One unit of decoder work: a 16-byte chunk of a row's codes (32 codes,
+/// two 16-blocks), which becomes four 16-byte chunks of F16.
+constexpr int64_t kUnitCodes = 32;
+constexpr int64_t kUnitsPerRow = kDecodedK / kUnitCodes;
+/// Registers a consumer needs beyond its accumulators (descriptors,
+/// counters, addresses, the epilogue's pointers).
+constexpr int64_t kConsumerWorkingRegisters = 40;
+
+static_assert(kDecodedRowBytes == 128, "one row is one 128-byte swizzle row");
+
+// F16 high bytes of the E2M1 magnitudes 0, 0.5, 1, 1.5, 2, 3, 4, 6 (codes
+// 0..7; every low byte is 0): 0x00 0x38 0x3C 0x3E | 0x40 0x42 0x44 0x46.
+constexpr int64_t kF16HighBytes0 = 0x3E3C3800, kF16HighBytes1 = 0x46444240;
+
+int64_t decodedStageBytes(const GemmPlan &plan) {
+  return (plan.tileM + plan.tileN) * kDecodedRowBytes;
+}
+
+/// The registers of every thread: the register file over the threads of
+/// one CTA, in ptxas's units of 8.
+int64_t registersPerThread(const GemmPlan &plan) {
+  return std::min<int64_t>(65536 / plan.threads() / 8 * 8, 248);
+}
+
+/// One decoder unit: 32 codes of row `row` of operand `op`'s tile, in half
+/// `half` of the decoded slice.
+struct DecodeUnit {
+  const GemmOperand *op;
+  int64_t decodedOffset; ///< of the operand's tile in a decoded stage
+  int64_t rowBlock;      ///< rows rowBlock * 128 + thread-in-warpgroup
+  int64_t half;
+};
+
+struct DecodeWgmmaKernel {
+  GemmPipelineEmitter &e;
+  OpBuilder &b;
+  Location loc;
+  uint64_t descriptorBits; ///< the constant part of a wgmma descriptor
+
+  const GemmPlan &plan() const { return e.plan; }
+
+  // --- barriers of the decoded stages (after the ring's full/empty) -------
+  Value decodedFull(Value stage) {
+    return e.offsetPtr(e.sharedPtr(plan().freeBarrierByte()),
+                       e.mul(stage, e.c32(8)));
+  }
+  Value decodedEmpty(Value stage) {
+    return e.offsetPtr(
+        e.sharedPtr(plan().freeBarrierByte() + 8 * plan().decodedStages),
+        e.mul(stage, e.c32(8)));
+  }
+  Value decodedStage(Value stage) {
+    return e.offsetPtr(
+        e.sharedPtr(plan().consumerSharedOffset() -
+                    plan().stages * plan().stageBytes),
+        e.mul(stage, e.c32(decodedStageBytes(plan()))));
+  }
+
+  Value urem(Value x, int64_t y) {
+    return arith::RemUIOp::create(b, loc, x, e.c32(y));
+  }
+  Value udiv(Value x, int64_t y) {
+    return arith::DivUIOp::create(b, loc, x, e.c32(y));
+  }
+  /// Waits for the phase of step `step` of a ring of `size` barriers
+  /// (`released`: for the release of the step `size` before, which in the
+  /// first round counts as done).
+  void waitPhase(Value barrier, Value step, int64_t size, bool released) {
+    Value parity = e.andi(udiv(step, size), 1);
+    if (released)
+      parity = arith::XOrIOp::create(b, loc, parity, e.c32(1));
+    NVVM::MBarrierTryWaitParityOp::create(b, loc, barrier, parity, e.c32(0));
+  }
+  void arrive(Value barrier) {
+    NVVM::MBarrierArriveOp::create(b, loc, Type(), barrier, Value());
+  }
+  /// One arrival for the whole warp, after every lane got here: the
+  /// barriers count warps, not threads (an arrival is an atomic on shared
+  /// memory; 256 of them per stage cost more than the MMAs' issue).
+  void arriveForWarp(Value barrier) {
+    NVVM::SyncWarpOp::create(b, loc, e.c32(-1));
+    ifThen(e.eq(e.laneId(), 0), [&] { arrive(barrier); });
+  }
+  void ifThen(Value condition, function_ref<void()> body) {
+    auto ifOp = scf::IfOp::create(b, loc, condition, false);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(ifOp.thenBlock());
+    body();
+  }
+  Value prmt(Value lo, Value hi, Value selector) {
+    return NVVM::PermuteOp::create(b, loc, b.getI32Type(), lo, hi, selector,
+                                   NVVM::PermuteMode::DEFAULT);
+  }
+  Value lop(Value x, Value y, int64_t mask) { // x | (y & mask)
+    return arith::OrIOp::create(b, loc, x, e.andi(y, mask));
+  }
+
+  /// Initializes the decoded stages' barriers (thread 0, before the
+  /// pipeline's own initBarriers, whose fence and CTA barrier cover them).
+  void initDecodedBarriers() {
+    ifThen(e.eq(e.threadId(), 0), [&] {
+      for (int64_t s = 0; s < plan().decodedStages; ++s) {
+        NVVM::MBarrierInitOp::create(
+            b, loc, decodedFull(e.c32(s)),
+            e.c32(plan().decoderWarpgroups * kWarpgroupThreads / 32), Value());
+        NVVM::MBarrierInitOp::create(
+            b, loc, decodedEmpty(e.c32(s)),
+            e.c32(kConsumerWarpgroups * kWarpgroupThreads / 32), Value());
+      }
+    });
+  }
+
+  // --- decoders ------------------------------------------------------------
+
+  /// The FP4 step `step` of this CTA (tile step / kSteps, K step step %
+  /// kSteps): its copies, if it exists.
+  void issueStep(Value step, Value totalSteps) {
+    ifThen(e.ult(step, totalSteps), [&] {
+      Value stage = urem(step, plan().stages);
+      // Wait until every decoder released the stage's previous step.
+      waitPhase(e.emptyBarrier(stage), step, plan().stages, true);
+      GemmPipelineEmitter::TileCoords tile =
+          e.tileCoords(e.linearTileOf(udiv(step, plan().kSteps())));
+      e.issueStepCopies(stage, urem(step, plan().kSteps()), tile.batch,
+                        tile.rowA, tile.rowB);
+    });
+  }
+
+  /// Eight codes (code j in nibble j of `w`) -> four F16x2 words {e_i,
+  /// e_{i+4}}, i = 0..3, with their signs, in 13 integer instructions:
+  ///  * two table lookups (prmt over the 8 F16 high bytes) turn the
+  ///    magnitudes of codes 0-3 and 4-7 into bytes H0..H3 and H4..H7;
+  ///  * one prmt per word places H_i and H_{i+4} into the high bytes of
+  ///    its halves and zeros into the low bytes (selector 0x8: the
+  ///    sign-replicated byte 0, whose top bit -- like every H's -- is 0);
+  ///  * pairing e_i with e_{i+4} puts both sign bits (bits 4i + 3 and
+  ///    4i + 19) at the halves' sign bits 15 and 31 with one shift, 12 - 4i
+  ///    (a multiply, which ptxas may issue on the FMA pipe).
+  std::array<Value, 4> decodeE2M1x8(Value w) {
+    Value tableLo = e.c32(kF16HighBytes0), tableHi = e.c32(kF16HighBytes1);
+    Value low = prmt(tableLo, tableHi, e.andi(w, 0x7777));
+    Value high = prmt(tableLo, tableHi, e.andi(e.lshr(w, 16), 0x7777));
+    std::array<Value, 4> words;
+    for (int64_t i = 0; i < 4; ++i) {
+      int64_t selector = 0x8 | (i << 4) | (0x8 << 8) | ((4 + i) << 12);
+      Value magnitude = prmt(low, high, e.c32(selector));
+      Value signs = i == 3 ? w : e.mul(w, e.c32(int64_t(1) << (12 - 4 * i)));
+      words[i] = lop(magnitude, signs, 0x80008000);
+    }
+    return words;
+  }
+
+  Value mulF16x2(Value x, Value y) {
+    auto type = VectorType::get({2}, b.getF16Type());
+    Value product = arith::MulFOp::create(
+        b, loc, LLVM::BitcastOp::create(b, loc, type, x),
+        LLVM::BitcastOp::create(b, loc, type, y));
+    return LLVM::BitcastOp::create(b, loc, b.getI32Type(), product);
+  }
+
+  /// What a unit reads from the FP4 stage: its 32 codes (4 words) and its
+  /// two block scales as F16x2 pairs {s, s}.
+  struct UnitData {
+    Value codes;
+    Value scalePairs[2];
+  };
+
+  /// Loads `unit` of sub-step `q` for this thread's row from the FP4 stage
+  /// at `raw`. All units are loaded before any is stored: the compiler
+  /// cannot move a load above a store to shared memory it may alias.
+  UnitData loadUnit(const DecodeUnit &unit, Value threadInGroup, int64_t q,
+                    Value raw) {
+    const GemmOperand &op = *unit.op;
+    Value row = e.add(threadInGroup, e.c32(unit.rowBlock * kWarpgroupThreads));
+    UnitData data;
+    // 32 codes: chunk 2q + half of the row's 128 bytes of this K step.
+    data.codes = LLVM::LoadOp::create(
+        b, loc, VectorType::get({4}, b.getI32Type()),
+        e.offsetPtr(raw, e.codesOffset(op, row,
+                                       e.c32(32 * q + 16 * unit.half))),
+        16);
+    // Their two block scales (blocks 4q + 2 half, + 1: adjacent bytes in
+    // every scale layout) -> F16x2, exact; then each replicated.
+    Value scaleBytes = LLVM::LoadOp::create(
+        b, loc, VectorType::get({2}, b.getI8Type()),
+        e.offsetPtr(raw,
+                    e.scaleOffset(op, row, e.c32(4 * q + 2 * unit.half))),
+        2);
+    Value scales = NVVM::ConvertF8x2ToF16x2Op::create(
+        b, loc, VectorType::get({2}, b.getF16Type()), scaleBytes,
+        b.getBoolAttr(false), TypeAttr::get(b.getType<Float8E4M3FNType>()));
+    Value scaleBits = LLVM::BitcastOp::create(b, loc, b.getI32Type(), scales);
+    data.scalePairs[0] = prmt(scaleBits, scaleBits, e.c32(0x1010));
+    data.scalePairs[1] = prmt(scaleBits, scaleBits, e.c32(0x3232));
+    return data;
+  }
+
+  /// Decodes a loaded unit into the decoded stage at `decoded`.
+  void storeUnit(const DecodeUnit &unit, const UnitData &data,
+                 Value threadInGroup, Value decoded) {
+    Value row = e.add(threadInGroup, e.c32(unit.rowBlock * kWarpgroupThreads));
+    auto v4 = VectorType::get({4}, b.getI32Type());
+    Value rowBase = e.mul(row, e.c32(kDecodedRowBytes));
+    Value swizzle = e.andi(row, 7);
+    for (int64_t word = 0; word < 4; ++word) {
+      Value w = LLVM::ExtractElementOp::create(
+          b, loc, data.codes,
+          arith::ConstantIntOp::create(b, loc, b.getI32Type(), word));
+      Value scale = data.scalePairs[word / 2];
+      std::array<Value, 4> decodedWords = decodeE2M1x8(w);
+      SmallVector<Value> scaled;
+      for (Value x : decodedWords)
+        scaled.push_back(mulF16x2(x, scale));
+      Value chunk = vector::FromElementsOp::create(b, loc, v4, scaled);
+      // Chunk 4 half + word of the decoded row, swizzled.
+      Value c = arith::XOrIOp::create(b, loc, swizzle,
+                                      e.c32(4 * unit.half + word));
+      Value offset = e.add(e.c32(unit.decodedOffset),
+                           e.add(rowBase, e.mul(c, e.c32(16))));
+      LLVM::StoreOp::create(b, loc, chunk, e.offsetPtr(decoded, offset), 16);
+    }
+  }
+
+  void emitDecoders(Value warpgroup, Value totalSteps) {
+    const GemmPlan &p = plan();
+    Value tid = e.threadId();
+    Value threadInGroup = e.andi(tid, kWarpgroupThreads - 1);
+    Value producer = e.eq(tid, 0);
+    // Fill the ring's first stages - 1 steps.
+    ifThen(producer, [&] {
+      e.acquireTensorMaps();
+      for (int64_t s = 0; s + 1 < p.stages; ++s)
+        issueStep(e.c32(s), totalSteps);
+    });
+    // The units of decoder warpgroup w: every d-th of (operand, 128-row
+    // block, half), so each warp decodes 32 consecutive rows at once.
+    SmallVector<DecodeUnit> units;
+    for (int64_t half = 0; half < kUnitsPerRow; ++half) {
+      for (int64_t r = 0; r < p.tileM / kWarpgroupThreads; ++r)
+        units.push_back({&p.a, 0, r, half});
+      for (int64_t r = 0; r < p.tileN / kWarpgroupThreads; ++r)
+        units.push_back({&p.b, p.tileM * kDecodedRowBytes, r, half});
+    }
+
+    auto loop = scf::ForOp::create(b, loc, e.c32(0), totalSteps, e.c32(1));
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(loop.getBody());
+    Value step = loop.getInductionVar();
+    // Keep the ring stages - 1 steps ahead: the stage of step + stages - 1
+    // is the one every decoder released after step - 1.
+    ifThen(producer, [&] {
+      issueStep(e.add(step, e.c32(p.stages - 1)), totalSteps);
+    });
+    Value stage = urem(step, p.stages);
+    waitPhase(e.fullBarrier(stage), step, p.stages, false);
+    Value raw = e.stagePtr(stage);
+    for (int64_t q = 0; q < kSubSteps; ++q) {
+      Value u = e.add(e.mul(step, e.c32(kSubSteps)), e.c32(q));
+      Value slot = urem(u, p.decodedStages);
+      // Load this warpgroup's units, then wait for the decoded stage to be
+      // free and decode into it (the loads overlap the wait).
+      auto decodeUnits = [&](int64_t w) {
+        SmallVector<std::pair<const DecodeUnit *, UnitData>> loaded;
+        for (size_t i = w; i < units.size(); i += p.decoderWarpgroups)
+          loaded.push_back(
+              {&units[i], loadUnit(units[i], threadInGroup, q, raw)});
+        waitPhase(decodedEmpty(slot), u, p.decodedStages, true);
+        Value decoded = decodedStage(slot);
+        for (auto &[unit, data] : loaded)
+          storeUnit(*unit, data, threadInGroup, decoded);
+      };
+      for (int64_t w = 0; w < p.decoderWarpgroups; ++w) {
+        if (p.decoderWarpgroups == 1)
+          decodeUnits(w);
+        else
+          ifThen(e.eq(warpgroup, w), [&] { decodeUnits(w); });
+      }
+      // This thread's generic stores become visible to wgmma (async proxy)
+      // before the arrival releases them.
+      NVVM::FenceProxyOp::create(
+          b, loc, NVVM::ProxyKind::async_shared,
+          NVVM::SharedSpaceAttr::get(b.getContext(),
+                                     NVVM::SharedSpace::shared_cta));
+      arriveForWarp(decodedFull(slot));
+    }
+    arriveForWarp(e.emptyBarrier(stage));
+  }
+
+  // --- consumers -------------------------------------------------------------
+
+  /// A wgmma descriptor of the tile at shared address `address` (i32).
+  Value descriptor(Value address) {
+    Value start = e.andi(e.lshr(address, 4), 0x3FFF);
+    Value wide = arith::ExtUIOp::create(b, loc, b.getI64Type(), start);
+    return arith::OrIOp::create(
+        b, loc, wide,
+        arith::ConstantIntOp::create(b, loc, b.getI64Type(),
+                                     static_cast<int64_t>(descriptorBits)));
+  }
+
+  void emitConsumers(Value consumer) {
+    const GemmPlan &p = plan();
+    MLIRContext *ctx = b.getContext();
+    int64_t accumulators = p.tileN / 2; // 64 x tileN over 128 threads
+    SmallVector<Type> fields(accumulators, b.getF32Type());
+    auto accType = LLVM::LLVMStructType::getLiteral(ctx, fields);
+    Value zero = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0.0f));
+    Value zeros = LLVM::UndefOp::create(b, loc, accType);
+    for (int64_t i = 0; i < accumulators; ++i)
+      zeros = LLVM::InsertValueOp::create(b, loc, zeros, zero, i);
+
+    Value decodedBase = LLVM::PtrToIntOp::create(b, loc, b.getI32Type(),
+                                                 decodedStage(e.c32(0)));
+    // This warpgroup's 64 rows of A: 8 swizzle patterns of 1024 bytes.
+    Value aOffset = e.mul(consumer, e.c32(kWarpgroupRows * kDecodedRowBytes));
+    int64_t bOffset = p.tileM * kDecodedRowBytes;
+    auto shape = NVVM::MMAShapeAttr::get(ctx, kWarpgroupRows, p.tileN, kMmaK);
+    auto f16 = NVVM::WGMMATypesAttr::get(ctx, NVVM::WGMMATypes::f16);
+    auto f32 = NVVM::WGMMATypesAttr::get(ctx, NVVM::WGMMATypes::f32);
+    auto one = NVVM::WGMMAScaleInAttr::get(ctx, NVVM::WGMMAScaleIn::one);
+    auto accumulate =
+        NVVM::WGMMAScaleOutAttr::get(ctx, NVVM::WGMMAScaleOut::one);
+    auto kMajorA = NVVM::MMALayoutAttr::get(ctx, NVVM::MMALayout::row);
+    auto kMajorB = NVVM::MMALayoutAttr::get(ctx, NVVM::MMALayout::col);
+
+    auto tiles = scf::ForOp::create(b, loc, e.c32(0), e.tilesOfThisCTA(),
+                                    e.c32(1));
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(tiles.getBody());
+    Value tileIndex = tiles.getInductionVar();
+    Value firstStep = e.mul(tileIndex, e.c32(p.kSteps()));
+    auto kLoop = scf::ForOp::create(b, loc, e.c32(0), e.c32(p.kSteps()),
+                                    e.c32(1), ValueRange{zeros});
+    {
+      OpBuilder::InsertionGuard g(b);
+      b.setInsertionPointToStart(kLoop.getBody());
+      Value kStep = kLoop.getInductionVar();
+      Value acc = kLoop.getRegionIterArgs()[0];
+      Value step = e.add(firstStep, kStep);
+      for (int64_t q = 0; q < kSubSteps; ++q) {
+        Value u = e.add(e.mul(step, e.c32(kSubSteps)), e.c32(q));
+        Value slot = urem(u, p.decodedStages);
+        waitPhase(decodedFull(slot), u, p.decodedStages, false);
+        NVVM::WgmmaFenceAlignedOp::create(b, loc);
+        Value stage = e.add(
+            decodedBase, e.mul(slot, e.c32(decodedStageBytes(p))));
+        // The k16 steps start 32 bytes apart: 2 in the descriptor's start
+        // address field (address / 16), which never carries out of it.
+        Value aDesc = descriptor(e.add(stage, aOffset));
+        Value bDesc = descriptor(e.add(stage, e.c32(bOffset)));
+        auto step16 = [&](Value desc, int64_t i) -> Value {
+          if (i == 0)
+            return desc;
+          return arith::AddIOp::create(
+              b, loc, desc,
+              arith::ConstantIntOp::create(b, loc, b.getI64Type(),
+                                           i * kMmaK * 2 / 16));
+        };
+        for (int64_t i = 0; i < kDecodedK / kMmaK; ++i)
+          acc = NVVM::WgmmaMmaAsyncOp::create(
+              b, loc, accType, acc, step16(aDesc, i), step16(bDesc, i),
+              shape, f16, f16, f32, accumulate, one, one, kMajorA, kMajorB,
+              NVVM::MMAIntOverflowAttr());
+        NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
+        NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 1);
+        // The MMAs of the stage before are complete: release it (unless
+        // it belongs to the previous tile, released after its last wait).
+        Value previous = arith::SubIOp::create(b, loc, u, e.c32(1));
+        auto release = [&] {
+          arriveForWarp(decodedEmpty(urem(previous, p.decodedStages)));
+        };
+        if (q > 0)
+          release();
+        else
+          ifThen(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne,
+                                       kStep, e.c32(0)),
+                 release);
+      }
+      scf::YieldOp::create(b, loc, acc);
+    }
+    NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
+    Value last = arith::SubIOp::create(
+        b, loc, e.mul(e.add(firstStep, e.c32(p.kSteps())), e.c32(kSubSteps)),
+        e.c32(1));
+    arriveForWarp(decodedEmpty(urem(last, p.decodedStages)));
+
+    // Epilogue: accumulator registers 4j..4j+3 are the n8 block j of the
+    // warp's 16 rows in mma.sync's m16n8 order.
+    e.setTile(e.tileCoords(e.linearTileOf(tileIndex)));
+    SmallVector<Value> values;
+    for (int64_t i = 0; i < accumulators; ++i)
+      values.push_back(
+          LLVM::ExtractValueOp::create(b, loc, kLoop.getResult(0), i));
+    Value scale = e.epilogueScale();
+    Value warpInGroup = e.andi(e.warpId(), 3);
+    Value row0 = e.add(e.mul(consumer, e.c32(kWarpgroupRows)),
+                       e.mul(warpInGroup, e.c32(16)));
+    if (p.quantizeOutput) {
+      ScalarBuilder::TensorScale tensorScale = e.outputTensorScale();
+      for (int64_t j = 0; j < p.tileN / 16; ++j)
+        e.storeQuantizedFragments(row0, e.c32(16 * j),
+                                  ArrayRef<Value>(values).slice(8 * j, 8),
+                                  scale, tensorScale);
+    } else {
+      e.storeMmaFragment(row0, e.c32(0), values, scale);
+    }
+  }
+
+  void emit() {
+    const GemmPlan &p = plan();
+    initDecodedBarriers();
+    e.initBarriers();
+    // The warpgroup index, broadcast from lane 0 so that ptxas sees a
+    // warp-uniform value (the role branch is then warp-uniform).
+    Value warpgroup = gpu::ShuffleOp::create(b, loc, e.lshr(e.threadId(), 7),
+                                             0, 32, gpu::ShuffleMode::IDX)
+                          .getShuffleResult();
+    Value totalSteps = e.mul(e.tilesOfThisCTA(), e.c32(p.kSteps()));
+    auto roles = scf::IfOp::create(
+        b, loc, e.ult(warpgroup, e.c32(p.decoderWarpgroups)), true);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(roles.thenBlock());
+    emitDecoders(warpgroup, totalSteps);
+    b.setInsertionPointToStart(roles.elseBlock());
+    emitConsumers(arith::SubIOp::create(b, loc, warpgroup,
+                                        e.c32(p.decoderWarpgroups)));
+    // The amax of every tile's C this thread stored, once per warp.
+    e.finishOutputAmax();
+  }
+};
+
+} // namespace
+
+int64_t kernels::decodeWgmmaGemmSharedBytes(const GemmPlan &plan) {
+  return plan.decodedStages * decodedStageBytes(plan);
+}
+
+std::string
+kernels::decodeWgmmaGemmUnsupportedReason(const GemmPlan &plan,
+                                          int64_t maxSharedMemoryBytes) {
+  if (plan.decodedStages < 1 || plan.decoderWarpgroups < 1)
+    return "the decoder-warpgroup kernel needs decoded stages and decoders";
+  if (!plan.persistent)
+    return "the decoder-warpgroup kernel is persistent (_pG)";
+  if (plan.tileM != kConsumerWarpgroups * kWarpgroupRows)
+    return "the decoder-warpgroup kernel's tile has " +
+           std::to_string(kConsumerWarpgroups * kWarpgroupRows) + " rows";
+  // wgmma N is a multiple of 8 up to 256; the decoders take 128-row blocks.
+  if (plan.tileN % kWarpgroupThreads != 0 || plan.tileN > 256)
+    return "the decoder-warpgroup kernel needs tile N = 128 or 256";
+  int64_t blocks = (plan.tileM + plan.tileN) / kWarpgroupThreads;
+  if ((blocks * kUnitsPerRow) % plan.decoderWarpgroups != 0)
+    return "the decoder warpgroups do not divide the tile's rows evenly";
+  if (16 * (plan.stages + plan.decodedStages) > plan.barrierBytes)
+    return "too many stages for the barrier area";
+  if (plan.tiles() > (int64_t(1) << 31) / std::max<int64_t>(plan.kSteps(), 1) /
+                         kSubSteps)
+    return "too many tiles x K steps for the kernel's 32-bit step counters";
+  GemmPlan withStages = plan;
+  withStages.consumerSharedBytes = decodeWgmmaGemmSharedBytes(plan);
+  if (withStages.sharedMemoryBytes() > maxSharedMemoryBytes)
+    return "the decoder-warpgroup kernel needs " +
+           std::to_string(withStages.sharedMemoryBytes()) +
+           " bytes of shared memory";
+  if (registersPerThread(plan) < plan.tileN / 2 + kConsumerWorkingRegisters)
+    return "the consumers' accumulators do not fit in the " +
+           std::to_string(registersPerThread(plan)) +
+           " registers per thread of " + std::to_string(plan.threads()) +
+           " threads";
+  return "";
+}
+
+gpu::GPUFuncOp kernels::buildDecodeWgmmaGemmKernel(ModuleOp module,
+                                                   const GemmPlan &plan,
+                                                   TypeRange argTypes,
+                                                   StringRef name) {
+  // K-major, 128-byte swizzle, 8-row groups 1024 bytes apart (LBO is not
+  // used by this mode); the start address is added per stage and k16 step.
+  tgt::SmemDescriptorConfig config;
+  config.LeadingDimByteOffset = 16;
+  config.StrideDimByteOffset = 8 * kDecodedRowBytes;
+  config.Swizzle = tgt::SmemSwizzle::Bytes128;
+  auto desc = tgt::encodeWgmmaSmemDescriptor(config);
+  uint64_t descriptorBits = desc.ok() ? desc->Value : 0;
+  gpu::GPUFuncOp kernel = getOrCreateKernel(
+      module, name, argTypes, plan.threads(),
+      [&](OpBuilder &b, Location loc, ValueRange args) {
+        GemmPipelineEmitter e(b, loc, plan, args);
+        DecodeWgmmaKernel{e, b, loc, descriptorBits}.emit();
+      });
+  // One CTA per SM: let ptxas use every register of it.
+  kernel->setAttr(NVVM::NVVMDialect::getMaxnregAttrName(),
+                  IntegerAttr::get(IntegerType::get(module.getContext(), 32),
+                                   registersPerThread(plan)));
+  return kernel;
+}
