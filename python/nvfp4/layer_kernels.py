@@ -298,7 +298,8 @@ class KernelCache:
                 f", and nvfp4-opt / nvfp4-compile were not found to compile "
                 f"them (set NVFP4_TOOLS_DIR): compile them on a machine with "
                 f"the compiler into this cache (nvfp4.torch.prepare, python3 -m "
-                f"nvfp4.layer_kernels, examples/training/train.py --prepare) and copy it here")
+                f"nvfp4.layer_kernels, examples/training/make_kit.py) and copy "
+                f"it here")
         self._compile(ir, pass_pipeline, chip, where, opt, compiler, name)
         self.compiles += 1
         with open(meta_path) as f:

@@ -147,16 +147,35 @@ def _stream(device):
     return torch.cuda.current_stream(device).cuda_stream
 
 
-def _workspace(kernels, phase, device):
-    size = kernels.workspace_bytes(phase)
-    return torch.empty(max(size, 1), dtype=torch.uint8, device=device)
+# One scratch workspace per device and stream, shared by every layer and
+# grown to the largest launch: a stream runs its launches in order, so the
+# layers take turns in it, and each launcher sees the same workspace address
+# every step, so the tensor maps of its GEMMs (which point into the
+# workspace) are encoded and uploaded once instead of after every new
+# allocation. (A buffer replaced by a larger one goes back to PyTorch's
+# caching allocator, which reuses it in the order of the same stream.)
+_workspaces = {}
+_workspaces_lock = threading.Lock()
+
+
+def _workspace(kernels, phase, device, layer):
+    size = max(kernels.workspace_bytes(phase), 1)
+    if layer.keep_workspaces:  # a test reads this launch's scratch later
+        return torch.empty(size, dtype=torch.uint8, device=device)
+    key = (device.index, torch.cuda.current_stream(device).cuda_stream)
+    with _workspaces_lock:
+        buffer = _workspaces.get(key)
+        if buffer is None or buffer.numel() < size:
+            buffer = torch.empty(size, dtype=torch.uint8, device=device)
+            _workspaces[key] = buffer
+    return buffer
 
 
 def _forward_impl(x, w, layer_id):
     layer = _layer(layer_id)
     kernels = layer._kernels_for(x.shape[0], x.device)
     y = torch.empty((x.shape[0], w.shape[0]), dtype=_BF16, device=x.device)
-    workspace = _workspace(kernels, "forward", x.device)
+    workspace = _workspace(kernels, "forward", x.device, layer)
     kernels.forward(x, w, y, _stream(x.device), workspace)
     layer._keep("forward", workspace, kernels)
     return y
@@ -171,7 +190,7 @@ def _backward_impl(dy, x, w, layer_id):
     xt = x.t().contiguous()
     dx = torch.empty_like(x)
     dw = torch.empty_like(w)
-    workspace = _workspace(kernels, "backward", x.device)
+    workspace = _workspace(kernels, "backward", x.device, layer)
     kernels.backward(dy, wt, dyt, xt, layer._next_seed(), dx, dw,
                      _stream(x.device), workspace)
     layer._keep("backward", workspace, kernels)
