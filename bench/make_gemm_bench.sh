@@ -18,7 +18,7 @@ mkdir -p "$OUT"
 # 16x16 copy), 1x16 for wgrad's RHT'd dY^T.X operands (both 1x16).
 SHAPES=${GEMM_SHAPES:-"8192x8192x8192:16x16 16384x4096x4096:16x16 16384x14336x4096:16x16 16384x4096x14336:16x16 14336x4096x16384:1x16 1x4096x4096:16x16 16x4096x4096:16x16 128x4096x4096:16x16"}
 # Forced schedules measured beside the default (name suffix: schedule).
-EXTRA_8192=${GEMM_EXTRA_SCHEDULES:-"128x128x256_s3_d3w1_p8 128x128x256_s3_d3w2_p8 128x256x256_s2_d2w1_p1 128x256x256_s2_d2w1_p8 128x256x256_s2_d2w1_p16 128x256x256_s2_d2w1_p32"}
+EXTRA_8192=${GEMM_EXTRA_SCHEDULES:-"128x256x256_s2_d2w1_p8 128x256x256_s0_d3w0_p16 128x256x256_s0_d4w0_p8 128x128x256_s0_d6w0_p16"}
 t() { echo "!nvfp4.tensor<$1x$2xf4E2M1FN, scale = f8E4M3FN, block = $3>"; }
 compile() { # name, extra flags...
   local name=$1; shift
@@ -40,6 +40,8 @@ MLIR
   compile "gemm_${dims}_v1" --gemm-schedule=128x128x256_s4
   cp "$OUT/gemm_$dims.mlir" "$OUT/gemm_${dims}_v2.mlir"
   compile "gemm_${dims}_v2" --gemm-schedule=128x256x256_s2_d2w1_p16
+  cp "$OUT/gemm_$dims.mlir" "$OUT/gemm_${dims}_route.mlir"
+  compile "gemm_${dims}_route" --gemm-schedule=128x256x256_s0_d4w0_p16
   if [[ $dims == 8192x8192x8192 ]]; then
     for s in $EXTRA_8192; do
       cp "$OUT/gemm_$dims.mlir" "$OUT/gemm_${dims}_$s.mlir"

@@ -28,7 +28,7 @@ import nvfp4_tensormap  # noqa: E402
 
 N = 8192
 REPEAT = 20
-DTYPES = {"bf16": np.uint16, "f32": np.float32, "i8": np.uint8,
+DTYPES = {"bf16": np.uint16, "f16": np.uint16, "f32": np.float32, "i8": np.uint8,
           "i32": np.uint32, "i64": np.int64}
 
 

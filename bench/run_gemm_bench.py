@@ -78,7 +78,8 @@ def main():
         print(f"{dims} (B {block_b}): cuBLAS bf16 {cublas:.4f} ms "
               f"({flops / cublas / 1e9:.0f} TFLOP/s); route {route_ms:.4f} ms "
               f"(our dequantize kernels {deq_ms:.4f} ms + cuBLAS)")
-        variants = [("", "default"), ("_v1", "v1"), ("_v2", "v2")]
+        variants = [("", "default"), ("_v1", "v1"), ("_v2", "v2"),
+                    ("_route", "route (ours)")]
         if dims == "8192x8192x8192":
             variants += [("_" + s, s) for s in extra]
         for suffix, label in variants:

@@ -473,6 +473,14 @@ def main():
                 batch=2, schedule="128x256x256_s2_d2w1_p1")
     matmul_case(out, args, "matmul_v2_odd_144x80x512", 144, 80, 512,
                 schedule="128x256x256_s2_d2w1_p8")
+    # The route: decode kernels into F16 scratch, then the same wgmma
+    # pipeline fed by TMA (ragged, BF16 out with alpha, batched, the
+    # quantizing epilogue).
+    matmul_case(out, args, "matmul_route_1000x1008x512_bf16_g7", 1000, 1008,
+                512, result="bf16", alpha=0.25,
+                schedule="128x256x256_s0_d4w0_p3_g7")
+    matmul_case(out, args, "matmul_route_batched_2x200x304x512", 200, 304,
+                512, batch=2, schedule="128x128x256_s0_d6w0_p1_g5")
     # SIMT fallback (K not a multiple of 256): bit-exact.
     matmul_case(out, args, "matmul_simt_96x64x272", 96, 64, 272)
     # A GEMM whose output feeds another NVFP4 GEMM: the output amax comes
@@ -493,6 +501,9 @@ def main():
     epilogue_quantize_case(out, args, "epilogue_quantize_v2_200x1024x384",
                            200, 1024, 384, tensor_cores=True,
                            schedule="128x256x256_s2_d2w1_p8_g3")
+    epilogue_quantize_case(out, args, "epilogue_quantize_route_200x1024x384",
+                           200, 1024, 384, tensor_cores=True,
+                           schedule="128x256x256_s0_d4w0_p8_g3")
     print("cases written to", out)
 
 

@@ -17,7 +17,7 @@
 //                         stages: each thread takes whole 16-byte chunks (32
 //                         codes of a row) -- one ld.shared.v4, two scales by
 //                         one cvt.rn.f16x2.e4m3x2, 52 integer instructions
-//                         (decodeE2M1x8), 16 mul.f16x2, four st.shared.v4 --
+//                         (F16Decode.h), 16 mul.f16x2, four st.shared.v4 --
 //                         into the
 //                         K-major 128-byte-swizzle layout of a wgmma
 //                         descriptor (chunk c of row r at c ^ (r % 8)).
@@ -52,11 +52,11 @@
 // products are exact in the FP32 accumulator. Only the summation order
 // differs from docs/Numerics.md. The decode permutes K inside each group
 // of 8 codes (slots 0..7 <- codes 0, 4, 1, 5, 2, 6, 3, 7: the pairs whose
-// signs one shift places, decodeE2M1x8); A and B use the same decode, so
+// signs one shift places, F16Decode.h); A and B use the same decode, so
 // every product pairs equal k.
 //
-// Registers: every thread gets 65536 / threads (.maxnreg: one CTA per
-// SM), which must hold a consumer's 64 x tileN FP32 accumulator (128
+// Registers: every thread gets what one CTA per SM leaves it (.maxnreg,
+// registersPerThread), which must hold a consumer's 64 x tileN FP32 accumulator (128
 // registers for tileN = 256) and its working set. The role branch must be
 // warp-uniform to ptxas -- the warpgroup index is broadcast from lane 0
 // with a shuffle -- or it allocates both roles' code together (76 spill
@@ -68,6 +68,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "F16Decode.h"
 #include "GemmPipeline.h"
 #include "KernelBuilder.h"
 #include "nvfp4/Target/Tcgen05Encoding.h"
@@ -102,18 +103,20 @@ constexpr int64_t kConsumerWorkingRegisters = 40;
 
 static_assert(kDecodedRowBytes == 128, "one row is one 128-byte swizzle row");
 
-// F16 high bytes of the E2M1 magnitudes 0, 0.5, 1, 1.5, 2, 3, 4, 6 (codes
-// 0..7; every low byte is 0): 0x00 0x38 0x3C 0x3E | 0x40 0x42 0x44 0x46.
-constexpr int64_t kF16HighBytes0 = 0x3E3C3800, kF16HighBytes1 = 0x46444240;
 
 int64_t decodedStageBytes(const GemmPlan &plan) {
   return (plan.tileM + plan.tileN) * kDecodedRowBytes;
 }
 
-/// The registers of every thread: the register file over the threads of
-/// one CTA, in ptxas's units of 8.
+/// The registers of every thread, in ptxas's units of 8: each of the SM's
+/// four schedulers has a quarter of the register file (16384) for the warps
+/// it is given round-robin, so the scheduler with the most warps decides
+/// (288 threads = 9 warps: 3 on one scheduler, 168 registers; with more a
+/// launch fails with CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES).
 int64_t registersPerThread(const GemmPlan &plan) {
-  return std::min<int64_t>(65536 / plan.threads() / 8 * 8, 248);
+  int64_t warps = plan.threads() / 32;
+  int64_t warpsPerScheduler = (warps + 3) / 4;
+  return std::min<int64_t>(16384 / (warpsPerScheduler * 32) / 8 * 8, 248);
 }
 
 /// One decoder unit: 32 codes of row `row` of operand `op`'s tile, in half
@@ -181,22 +184,18 @@ struct DecodeWgmmaKernel {
     b.setInsertionPointToStart(ifOp.thenBlock());
     body();
   }
-  Value prmt(Value lo, Value hi, Value selector) {
-    return NVVM::PermuteOp::create(b, loc, b.getI32Type(), lo, hi, selector,
-                                   NVVM::PermuteMode::DEFAULT);
-  }
-  Value lop(Value x, Value y, int64_t mask) { // x | (y & mask)
-    return arith::OrIOp::create(b, loc, x, e.andi(y, mask));
-  }
 
   /// Initializes the decoded stages' barriers (thread 0, before the
   /// pipeline's own initBarriers, whose fence and CTA barrier cover them).
   void initDecodedBarriers() {
     ifThen(e.eq(e.threadId(), 0), [&] {
+      // Full: one arrival per decoder warp, or the route's expect_tx.
+      int64_t fullArrivals = plan().decodesSeparately()
+                                 ? 1
+                                 : plan().decoderWarpgroups * 4;
       for (int64_t s = 0; s < plan().decodedStages; ++s) {
-        NVVM::MBarrierInitOp::create(
-            b, loc, decodedFull(e.c32(s)),
-            e.c32(plan().decoderWarpgroups * kWarpgroupThreads / 32), Value());
+        NVVM::MBarrierInitOp::create(b, loc, decodedFull(e.c32(s)),
+                                     e.c32(fullArrivals), Value());
         NVVM::MBarrierInitOp::create(
             b, loc, decodedEmpty(e.c32(s)),
             e.c32(kConsumerWarpgroups * kWarpgroupThreads / 32), Value());
@@ -218,38 +217,6 @@ struct DecodeWgmmaKernel {
       e.issueStepCopies(stage, urem(step, plan().kSteps()), tile.batch,
                         tile.rowA, tile.rowB);
     });
-  }
-
-  /// Eight codes (code j in nibble j of `w`) -> four F16x2 words {e_i,
-  /// e_{i+4}}, i = 0..3, with their signs, in 13 integer instructions:
-  ///  * two table lookups (prmt over the 8 F16 high bytes) turn the
-  ///    magnitudes of codes 0-3 and 4-7 into bytes H0..H3 and H4..H7;
-  ///  * one prmt per word places H_i and H_{i+4} into the high bytes of
-  ///    its halves and zeros into the low bytes (selector 0x8: the
-  ///    sign-replicated byte 0, whose top bit -- like every H's -- is 0);
-  ///  * pairing e_i with e_{i+4} puts both sign bits (bits 4i + 3 and
-  ///    4i + 19) at the halves' sign bits 15 and 31 with one shift, 12 - 4i
-  ///    (a multiply, which ptxas may issue on the FMA pipe).
-  std::array<Value, 4> decodeE2M1x8(Value w) {
-    Value tableLo = e.c32(kF16HighBytes0), tableHi = e.c32(kF16HighBytes1);
-    Value low = prmt(tableLo, tableHi, e.andi(w, 0x7777));
-    Value high = prmt(tableLo, tableHi, e.andi(e.lshr(w, 16), 0x7777));
-    std::array<Value, 4> words;
-    for (int64_t i = 0; i < 4; ++i) {
-      int64_t selector = 0x8 | (i << 4) | (0x8 << 8) | ((4 + i) << 12);
-      Value magnitude = prmt(low, high, e.c32(selector));
-      Value signs = i == 3 ? w : e.mul(w, e.c32(int64_t(1) << (12 - 4 * i)));
-      words[i] = lop(magnitude, signs, 0x80008000);
-    }
-    return words;
-  }
-
-  Value mulF16x2(Value x, Value y) {
-    auto type = VectorType::get({2}, b.getF16Type());
-    Value product = arith::MulFOp::create(
-        b, loc, LLVM::BitcastOp::create(b, loc, type, x),
-        LLVM::BitcastOp::create(b, loc, type, y));
-    return LLVM::BitcastOp::create(b, loc, b.getI32Type(), product);
   }
 
   /// What a unit reads from the FP4 stage: its 32 codes (4 words) and its
@@ -280,12 +247,9 @@ struct DecodeWgmmaKernel {
         e.offsetPtr(raw,
                     e.scaleOffset(op, row, e.c32(4 * q + 2 * unit.half))),
         2);
-    Value scales = NVVM::ConvertF8x2ToF16x2Op::create(
-        b, loc, VectorType::get({2}, b.getF16Type()), scaleBytes,
-        b.getBoolAttr(false), TypeAttr::get(b.getType<Float8E4M3FNType>()));
-    Value scaleBits = LLVM::BitcastOp::create(b, loc, b.getI32Type(), scales);
-    data.scalePairs[0] = prmt(scaleBits, scaleBits, e.c32(0x1010));
-    data.scalePairs[1] = prmt(scaleBits, scaleBits, e.c32(0x3232));
+    std::array<Value, 2> pairs = decodeE4M3x2ToF16Pairs(b, loc, scaleBytes);
+    data.scalePairs[0] = pairs[0];
+    data.scalePairs[1] = pairs[1];
     return data;
   }
 
@@ -301,10 +265,9 @@ struct DecodeWgmmaKernel {
           b, loc, data.codes,
           arith::ConstantIntOp::create(b, loc, b.getI32Type(), word));
       Value scale = data.scalePairs[word / 2];
-      std::array<Value, 4> decodedWords = decodeE2M1x8(w);
       SmallVector<Value> scaled;
-      for (Value x : decodedWords)
-        scaled.push_back(mulF16x2(x, scale));
+      for (Value x : decodeE2M1x8ToF16(b, loc, w))
+        scaled.push_back(mulF16x2(b, loc, x, scale));
       Value chunk = vector::FromElementsOp::create(b, loc, v4, scaled);
       // Chunk 4 half + word of the decoded row, swizzled.
       Value c = arith::XOrIOp::create(b, loc, swizzle,
@@ -378,6 +341,40 @@ struct DecodeWgmmaKernel {
       arriveForWarp(decodedFull(slot));
     }
     arriveForWarp(e.emptyBarrier(stage));
+  }
+
+  // --- the route's loader ------------------------------------------------
+
+  /// Lane 0 of the last warp fills the decoded stages with TMA copies of
+  /// the F16 operands the decode kernels wrote (the route): per decoded
+  /// stage, the tileM and tileN rows of one kDecodedK slice of K.
+  void emitLoader(Value totalSubSteps) {
+    const GemmPlan &p = plan();
+    ifThen(e.eq(e.laneId(), 0), [&] {
+      e.acquireTensorMaps();
+      int64_t subStepsPerTile = p.kSteps() * kSubSteps;
+      int64_t bytes = decodedStageBytes(p);
+      auto loop =
+          scf::ForOp::create(b, loc, e.c32(0), totalSubSteps, e.c32(1));
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(loop.getBody());
+      Value u = loop.getInductionVar();
+      Value slot = urem(u, p.decodedStages);
+      waitPhase(decodedEmpty(slot), u, p.decodedStages, true);
+      Value full = decodedFull(slot);
+      NVVM::MBarrierArriveExpectTxOp::create(b, loc, Type(), full,
+                                             e.c32(bytes),
+                                             NVVM::MemScopeKind::CTA, false,
+                                             Value());
+      GemmPipelineEmitter::TileCoords tile =
+          e.tileCoords(e.linearTileOf(udiv(u, subStepsPerTile)));
+      Value k = e.mul(urem(u, subStepsPerTile), e.c32(kDecodedK));
+      Value stage = decodedStage(slot);
+      e.tensorCopy(e.codesMapA(), stage, {k, tile.rowA, tile.batch}, full);
+      e.tensorCopy(e.codesMapB(),
+                   e.offsetPtr(stage, p.tileM * kDecodedRowBytes),
+                   {k, tile.rowB, tile.batch}, full);
+    });
   }
 
   // --- consumers -------------------------------------------------------------
@@ -504,6 +501,23 @@ struct DecodeWgmmaKernel {
     const GemmPlan &p = plan();
     initDecodedBarriers();
     e.initBarriers();
+    if (p.decodesSeparately()) {
+      // The route: warpgroups 0 and 1 multiply, warp 8 loads.
+      Value warp = gpu::ShuffleOp::create(b, loc, e.warpId(), 0, 32,
+                                          gpu::ShuffleMode::IDX)
+                       .getShuffleResult();
+      Value subSteps =
+          e.mul(e.tilesOfThisCTA(), e.c32(p.kSteps() * kSubSteps));
+      auto roles = scf::IfOp::create(b, loc, e.eq(warp, p.producerWarp()),
+                                     true);
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(roles.thenBlock());
+      emitLoader(subSteps);
+      b.setInsertionPointToStart(roles.elseBlock());
+      emitConsumers(e.lshr(warp, 2));
+      e.finishOutputAmax();
+      return;
+    }
     // The warpgroup index, broadcast from lane 0 so that ptxas sees a
     // warp-uniform value (the role branch is then warp-uniform).
     Value warpgroup = gpu::ShuffleOp::create(b, loc, e.lshr(e.threadId(), 7),
@@ -532,8 +546,8 @@ int64_t kernels::decodeWgmmaGemmSharedBytes(const GemmPlan &plan) {
 std::string
 kernels::decodeWgmmaGemmUnsupportedReason(const GemmPlan &plan,
                                           int64_t maxSharedMemoryBytes) {
-  if (plan.decodedStages < 1 || plan.decoderWarpgroups < 1)
-    return "the decoder-warpgroup kernel needs decoded stages and decoders";
+  if (plan.decodedStages < 1)
+    return "the decoder-warpgroup kernel needs decoded stages";
   if (!plan.persistent)
     return "the decoder-warpgroup kernel is persistent (_pG)";
   if (plan.tileM != kConsumerWarpgroups * kWarpgroupRows)
@@ -543,7 +557,8 @@ kernels::decodeWgmmaGemmUnsupportedReason(const GemmPlan &plan,
   if (plan.tileN % kWarpgroupThreads != 0 || plan.tileN > 256)
     return "the decoder-warpgroup kernel needs tile N = 128 or 256";
   int64_t blocks = (plan.tileM + plan.tileN) / kWarpgroupThreads;
-  if ((blocks * kUnitsPerRow) % plan.decoderWarpgroups != 0)
+  if (!plan.decodesSeparately() &&
+      (blocks * kUnitsPerRow) % plan.decoderWarpgroups != 0)
     return "the decoder warpgroups do not divide the tile's rows evenly";
   if (16 * (plan.stages + plan.decodedStages) > plan.barrierBytes)
     return "too many stages for the barrier area";

@@ -70,24 +70,28 @@ GemmSchedule kernels::chooseGemmSchedule(
   if (chip.scaleSource != ::nvfp4::target::MmaScaleSource::Emulated ||
       !chip.multiprocessors)
     return schedule;
-  // sm_90a: the persistent decoder-warpgroup kernel (DecodeWgmmaMatmul.cpp)
-  // when its 128 x 256 tiles fill every SM at least once: 1.25-1.30x the
-  // consumers-decode kernel on the large shapes of bench/run_gemm_bench.py
-  // (bench/RESULTS.md, 2026-12-01). With fewer tiles (decode-like M) the
-  // consumers-decode kernel's smaller tiles spread over more SMs: 0.054 vs
-  // 0.077 ms at 128 x 4096 x 4096.
-  GemmSchedule decoders;
-  decoders.tileM = 128;
-  decoders.tileN = 256;
-  decoders.stages = 2;
-  decoders.decodedStages = 2;
-  decoders.decoderWarpgroups = 1;
-  decoders.persistent = true;
-  decoders.rasterGroup = 16;
+  // sm_90a, measured on the H200 (bench/run_gemm_bench.py, bench/RESULTS.md,
+  // 2026-12-01): where 128 x 256 tiles fill every SM at least once, the
+  // route -- decode kernels into F16 scratch, then the persistent wgmma
+  // pipeline fed by TMA (DecodeWgmmaMatmul.cpp, 128x256x256_s0_d4w0_p16) --
+  // is the fastest schedule: 1.04-1.18x "our dequantize kernels + cuBLAS"
+  // on the large shapes, against 0.74-0.86x for the decoder-warpgroup
+  // kernel (128x256x256_s2_d2w1_p16) and 0.58-0.68x for the
+  // consumers-decode kernel. With fewer tiles (decode-like M) the
+  // consumers-decode kernel's 128 x 128 tiles spread over more SMs and it
+  // writes no scratch: 0.052 vs 0.072 ms at 128 x 4096 x 4096.
+  GemmSchedule route;
+  route.tileM = 128;
+  route.tileN = 256;
+  route.stages = 0;
+  route.decodedStages = 4;
+  route.decoderWarpgroups = 0;
+  route.persistent = true;
+  route.rasterGroup = 16;
   int64_t tiles = product(lhs.getBatchShape()) *
-                  llvm::divideCeil(lhs.getRows(), decoders.tileM) *
-                  llvm::divideCeil(rhs.getRows(), decoders.tileN);
-  return tiles >= chip.multiprocessors ? decoders : schedule;
+                  llvm::divideCeil(lhs.getRows(), route.tileM) *
+                  llvm::divideCeil(rhs.getRows(), route.tileN);
+  return tiles >= chip.multiprocessors ? route : schedule;
 }
 
 std::string GemmSchedule::name() const {
@@ -107,14 +111,13 @@ std::string GemmSchedule::name() const {
 FailureOr<GemmSchedule> kernels::parseGemmSchedule(StringRef text,
                                                    std::string &message) {
   GemmSchedule schedule;
-  schedule.decodedStages = 0;
-  schedule.persistent = false;
   StringRef rest = text;
-  auto number = [&](StringRef &in, int64_t &value) {
+  // A decimal number >= minimum.
+  auto number = [&](StringRef &in, int64_t &value, int64_t minimum = 1) {
     size_t digits = in.find_first_not_of("0123456789");
     StringRef head = in.take_front(digits);
     in = in.drop_front(head.size());
-    return !head.empty() && !head.getAsInteger(10, value) && value > 0;
+    return !head.empty() && !head.getAsInteger(10, value) && value >= minimum;
   };
   auto fail = [&](const Twine &why) -> FailureOr<GemmSchedule> {
     message = ("gemm-schedule '" + text + "': " + why +
@@ -128,13 +131,17 @@ FailureOr<GemmSchedule> kernels::parseGemmSchedule(StringRef text,
     return fail("no tile MxN");
   if (rest.consume_front("x") && (!number(rest, k) || k != kGemmTileK))
     return fail("the K step is " + Twine(kGemmTileK));
-  if (!rest.consume_front("_s") || !number(rest, schedule.stages))
+  // _s0: no FP4 ring (the route, _dNw0).
+  if (!rest.consume_front("_s") || !number(rest, schedule.stages, 0))
     return fail("no stage count _sN");
   if (rest.consume_front("_d")) {
     if (!number(rest, schedule.decodedStages) || !rest.consume_front("w") ||
-        !number(rest, schedule.decoderWarpgroups))
+        !number(rest, schedule.decoderWarpgroups, 0))
       return fail("decoded stages need _dNwM (stages, decoder warpgroups)");
   }
+  if ((schedule.stages == 0) != schedule.decodesSeparately())
+    return fail("_s0 (no FP4 ring) goes with _dNw0 (the route), and only "
+                "with it");
   if (rest.consume_front("_p")) {
     schedule.persistent = true;
     if (!number(rest, schedule.rasterGroup))
@@ -206,12 +213,16 @@ Type kernels::gemmTensorMapType(const GemmPlan &plan, const GemmOperand &op,
                                 bool scales) {
   MLIRContext *ctx = op.type.getContext();
   // The box one stage receives, outermost first: [1 batch element, tile
-  // rows, one K step's bytes]; its memref type is what lands in shared
-  // memory (address space 3).
+  // rows, one K step's bytes] (the route: one decoded stage's F16 values);
+  // its memref type is what lands in shared memory (address space 3).
+  bool decoded = plan.decodesSeparately() && !scales;
   SmallVector<int64_t> box = {1, scales ? op.scaleTileRows() : op.tileRows,
-                              scales ? kScaleBytesPerRow : kCodesRowBytes};
-  auto tile = MemRefType::get(box, IntegerType::get(ctx, 8),
-                              MemRefLayoutAttrInterface(),
+                              decoded  ? kDecodedK
+                              : scales ? kScaleBytesPerRow
+                                       : kCodesRowBytes};
+  Type element = decoded ? Type(Float16Type::get(ctx))
+                         : Type(IntegerType::get(ctx, 8));
+  auto tile = MemRefType::get(box, element, MemRefLayoutAttrInterface(),
                               IntegerAttr::get(IntegerType::get(ctx, 64), 3));
   return nvgpu::TensorMapDescriptorType::get(
       ctx, tile,
@@ -491,33 +502,39 @@ int64_t GemmPipelineEmitter::txBytes(const GemmOperand &op) {
   return codes; // re-laid by the producer lanes, not copied
 }
 
+/// The shared::cluster forms of the copies exist since PTX 8.0 (sm_90); a
+/// CTA's own shared memory is part of its cluster's window.
+static Value clusterPtr(OpBuilder &b, Location loc, Value sharedPtr) {
+  return LLVM::AddrSpaceCastOp::create(
+      b, loc, LLVM::LLVMPointerType::get(b.getContext(), kSharedCluster),
+      sharedPtr);
+}
+
+void GemmPipelineEmitter::tensorCopy(Value map, Value destination,
+                                     ValueRange coordinates, Value barrier) {
+  NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
+      b, loc, clusterPtr(b, loc, destination), map, coordinates, barrier,
+      ValueRange(), Value(), Value(), NVVM::TMALoadMode::TILE, false,
+      NVVM::CTAGroupKindAttr(), Value());
+}
+
 void GemmPipelineEmitter::copyOperand(const GemmOperand &op, Value codes,
                                       Value scales, Value batch,
                                       Value tileRow0, Value kStep,
                                       Value stageBase, Value barrier) {
-  auto clusterPtr = [&](Value sharedPtr) {
-    // The shared::cluster forms of the copies exist since PTX 8.0 (sm_90);
-    // a CTA's own shared memory is part of its cluster's window.
-    return LLVM::AddrSpaceCastOp::create(
-        b, loc, LLVM::LLVMPointerType::get(b.getContext(), kSharedCluster),
-        sharedPtr);
-  };
-  auto tensorCopy = [&](Value map, int64_t offset, ValueRange coordinates) {
-    NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
-        b, loc, clusterPtr(offsetPtr(stageBase, offset)), map, coordinates,
-        barrier, ValueRange(), Value(), Value(), NVVM::TMALoadMode::TILE,
-        false, NVVM::CTAGroupKindAttr(), Value());
+  auto copy = [&](Value map, int64_t offset, ValueRange coordinates) {
+    tensorCopy(map, offsetPtr(stageBase, offset), coordinates, barrier);
   };
   // Codes: the box [1, tileRows, 128 bytes] at (batch, tile row, K step);
   // coordinates innermost first.
-  tensorCopy(codes, op.codesOffset,
-             {mul(kStep, c32(kCodesRowBytes)), tileRow0, batch});
+  copy(codes, op.codesOffset,
+       {mul(kStep, c32(kCodesRowBytes)), tileRow0, batch});
   if (plan.scalesByTensorMap(op)) {
     // Linear scales: the box [1, scale rows of the tile, 16 bytes].
     Value scaleRow0 =
         op.type.getBlockRows() == 16 ? lshr(tileRow0, 4) : tileRow0;
-    tensorCopy(scales, op.scalesOffset,
-               {mul(kStep, c32(kScaleBytesPerRow)), scaleRow0, batch});
+    copy(scales, op.scalesOffset,
+         {mul(kStep, c32(kScaleBytesPerRow)), scaleRow0, batch});
   }
   if (op.type.getLayout() == ScaleLayout::Swizzled128x4) {
     // The tile's rows are whole 128-row atoms and a K step is 4 atoms of
@@ -534,7 +551,8 @@ void GemmPipelineEmitter::copyOperand(const GemmOperand &op, Value codes,
                               mul(kStep, c32(4 * 512)))});
       NVVM::CpAsyncBulkGlobalToSharedClusterOp::create(
           b, loc,
-          clusterPtr(offsetPtr(stageBase, op.scalesOffset + a * 4 * 512)),
+          clusterPtr(b, loc,
+                     offsetPtr(stageBase, op.scalesOffset + a * 4 * 512)),
           src, barrier, c32(4 * 512), Value(), Value());
     }
   }

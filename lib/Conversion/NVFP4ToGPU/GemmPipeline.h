@@ -125,6 +125,9 @@ struct GemmSchedule {
   /// 0: the consumers decode themselves (WgmmaMatmul.cpp, and every other
   /// chip, whose MMA reads FP4 directly).
   int64_t decodedStages = 0;
+  /// With decodedStages: 0 is the route -- separate kernels decode both
+  /// operands into F16 scratch buffers first and TMA copies fill the
+  /// decoded stages (no FP4 ring: stages = 0).
   int64_t decoderWarpgroups = 0;
   /// Persistent CTAs: the grid is min(tiles, maxCTAs) and each CTA walks
   /// the tiles linear index blockIdx.x, + gridDim.x, ... in the grouped
@@ -138,6 +141,12 @@ struct GemmSchedule {
   /// At most this many persistent CTAs (0: one per SM of the chip); tests
   /// use it to give every CTA several tiles of a small GEMM.
   int64_t gridLimit = 0;
+
+  /// The route: the operands are decoded into F16 scratch by their own
+  /// kernels before the GEMM (decodedStages > 0, decoderWarpgroups == 0).
+  bool decodesSeparately() const {
+    return decodedStages > 0 && decoderWarpgroups == 0;
+  }
 
   /// "128x256x256_s2_d2w1_p8": tile, FP4 stages, decoded stages and decoder
   /// warpgroups (when decodedStages > 0), persistent with its raster group
@@ -183,7 +192,9 @@ struct GemmPlan : GemmSchedule {
   /// staged as stored); otherwise a bulk copy (128x4 atoms) or the
   /// producer lanes (linear layouts re-laid as atoms) move them.
   bool scalesByTensorMap(const GemmOperand &op) const {
-    return op.type.getLayout() == ScaleLayout::Linear &&
+    // The route's GEMM reads no scales (they are in the F16 values).
+    return !decodesSeparately() &&
+           op.type.getLayout() == ScaleLayout::Linear &&
            scaleStaging == GemmScaleStaging::AsStored;
   }
   /// Arrivals that complete a phase of a "full" barrier: the producer's
@@ -209,6 +220,8 @@ struct GemmPlan : GemmSchedule {
     return batch * ((m + tileM - 1) / tileM) * ((n + tileN - 1) / tileN);
   }
   int64_t threads() const {
+    if (decodesSeparately()) // the consumers and one TMA warp
+      return (consumerWarps + 1) * 32;
     if (decodedStages)
       return 128 * (decoderWarpgroups + consumerWarps / 4);
     return (consumerWarps + 1) * 32;
@@ -304,6 +317,13 @@ public:
 
   /// Thread 0 initializes the barriers; then the whole CTA synchronizes.
   void initBarriers();
+  /// One TMA tensor copy of the box of `map` at `coordinates` (innermost
+  /// first) to shared memory `destination`, completing on `barrier`.
+  void tensorCopy(Value map, Value destination, ValueRange coordinates,
+                  Value barrier);
+  /// The codes' tensor maps (with the route: of the F16 scratch).
+  Value codesMapA() const { return codesA; }
+  Value codesMapB() const { return codesB; }
   /// The producer warp's loop over K steps (emit inside `if warp ==
   /// producerWarp`).
   void emitProducer();
@@ -434,7 +454,9 @@ SmallVector<Type> gemmKernelArgTypes(const GemmPlan &plan,
                                      TypeRange bufferTypes);
 
 /// The tensor-map descriptor type of the codes (`scales` false) or the
-/// linear scales of `op`: the box one stage receives.
+/// linear scales of `op`: the box one stage receives. With the route, the
+/// codes' map is over the F16 scratch: a box of [1, tile rows, kDecodedK]
+/// F16 values.
 Type gemmTensorMapType(const GemmPlan &plan, const GemmOperand &op,
                        bool scales);
 

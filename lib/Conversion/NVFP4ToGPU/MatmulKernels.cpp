@@ -14,6 +14,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "F16Decode.h"
 #include "GemmPipeline.h"
 #include "KernelBuilder.h"
 #include "KernelUtils.h"
@@ -236,6 +237,60 @@ gpu::GPUFuncOp buildScaledMatmulKernel(ModuleOp module,
       });
 }
 
+/// The route's decode kernel: the codes x block scales of `type` as exact
+/// F16 values, row-major [batch * rows, K], with K permuted inside each
+/// group of 8 as the decoder warpgroups do (F16Decode.h) so that both
+/// operands pair equal k. One thread per 16-element block: an 8-byte load
+/// of codes, its scale, 16 products, 32 bytes stored.
+gpu::GPUFuncOp buildDecodeToF16Kernel(ModuleOp module,
+                                      BlockScaledTensorType type) {
+  MLIRContext *ctx = module.getContext();
+  int64_t rows = product(type.getBatchShape()) * type.getRows();
+  int64_t cols = type.getCols(), colBlocks = cols / 16;
+  int64_t blocks = rows * colBlocks;
+  auto i8 = IntegerType::get(ctx, 8);
+  SmallVector<Type> argTypes = {
+      MemRefType::get({rows * cols / 2}, i8),
+      MemRefType::get({product(type.getScalesType().getShape())}, i8),
+      MemRefType::get({rows * cols}, Float16Type::get(ctx))};
+  std::string name = "nvfp4_decode_" + shapeName(type.getShape()) + "_" +
+                     blockName(type) + "_to_f16";
+  return getOrCreateKernel(
+      module, name, argTypes, kThreadsPerBlock,
+      [&](OpBuilder &b, Location loc, ValueRange args) {
+        IndexMath m{b, loc};
+        Value tid = globalThreadIndex(b, loc);
+        auto ifValid = scf::IfOp::create(b, loc, m.lt(tid, blocks), false);
+        OpBuilder::InsertionGuard guard(b);
+        b.setInsertionPointToStart(ifValid.thenBlock());
+        Value row = m.div(tid, colBlocks), colBlock = m.rem(tid, colBlocks);
+        Value words = vector::LoadOp::create(
+            b, loc, VectorType::get({2}, b.getI32Type()),
+            codesAsWords(b, loc, args[0]), ValueRange{m.mul(tid, 2)},
+            /*nontemporal=*/false, llvm::MaybeAlign(8));
+        Value scaleByte = memref::LoadOp::create(
+            b, loc, args[1],
+            ValueRange{scaleOffset(m, type, row, colBlock)});
+        Value pair = vector::FromElementsOp::create(
+            b, loc, VectorType::get({2}, i8), ValueRange{scaleByte, scaleByte});
+        Value scale = decodeE4M3x2ToF16Pairs(b, loc, pair)[0];
+        SmallVector<Value> out;
+        for (int64_t w = 0; w < 2; ++w) {
+          Value word = vector::ExtractOp::create(b, loc, words,
+                                                 ArrayRef<int64_t>{w});
+          for (Value x : decodeE2M1x8ToF16(b, loc, word))
+            out.push_back(mulF16x2(b, loc, x, scale));
+        }
+        Value halves = vector::BitCastOp::create(
+            b, loc, VectorType::get({16}, b.getF16Type()),
+            vector::FromElementsOp::create(
+                b, loc, VectorType::get({8}, b.getI32Type()), out));
+        vector::StoreOp::create(b, loc, halves, args[2],
+                                ValueRange{m.mul(tid, 16)},
+                                /*nontemporal=*/false, llvm::MaybeAlign(32));
+      });
+}
+
 /// The tensor map (`mapType`, a !nvgpu.tensormap.descriptor) of `buffer`
 /// viewed as [batch, rows, rowBytes], created by the host.
 Value createTensorMap(OpBuilder &b, Location loc, Value buffer, int64_t batch,
@@ -254,10 +309,6 @@ Value createTensorMap(OpBuilder &b, Location loc, Value buffer, int64_t batch,
   return nvgpu::TmaCreateDescriptorOp::create(b, loc, mapType, unranked, box);
 }
 
-/// Launches the GEMM of `lhs` x `rhs`^T (converted operands: codes, scales,
-/// amax) with the kernel the chip and shape allow, writing `outputs` (the
-/// flat buffers after alpha: C; C and its amax; or codes, scales and the
-/// given amax of the quantized C).
 /// The tensor-core plan for this GEMM -- the forced schedule, or the
 /// chip's choice -- or nothing when the shape or the chip needs the SIMT
 /// kernel. With a forced schedule the kernel cannot take, `whyNot` says why.
@@ -321,6 +372,11 @@ std::optional<GemmPlan> planGemm(const ::nvfp4::target::ChipInfo &chip,
   return std::nullopt;
 }
 
+/// Launches the GEMM of `lhs` x `rhs`^T (converted operands: codes, scales,
+/// amax) with the kernel the chip and shape allow -- after the decode
+/// kernels, for the route -- writing `outputs` (the flat buffers after
+/// alpha: C; C and its amax; or codes, scales and the given amax of the
+/// quantized C).
 LogicalResult launchGemm(ConversionPatternRewriter &rewriter, Operation *op,
                          ModuleOp module,
                          const ::nvfp4::target::ChipInfo &chip,
@@ -358,13 +414,32 @@ LogicalResult launchGemm(ConversionPatternRewriter &rewriter, Operation *op,
       !tcgen05 && chip.has(::nvfp4::target::Instruction::MmaSyncBlockScale);
   SmallVector<Type> argTypes = gemmKernelArgTypes(
       *plan, matmulArgTypes(lhsType, rhsType, resultType, output));
+  if (plan->decodesSeparately()) {
+    // The route: both operands decoded into F16 scratch, whose tensor maps
+    // (F16 elements, plan->k per row) replace the codes'.
+    for (auto [i, type] : {std::pair(0, lhsType), std::pair(3, rhsType)}) {
+      Value scratch = allocDevice(
+          rewriter, loc,
+          MemRefType::get({product(type.getBatchShape()) * type.getRows() *
+                           plan->k},
+                          rewriter.getF16Type()),
+          /*zeroFill=*/false);
+      gpu::GPUFuncOp decode = buildDecodeToF16Kernel(module, type);
+      launchKernel(rewriter, loc, decode,
+                   product(type.getShape()) / 16, kThreadsPerBlock,
+                   ValueRange{args[i], args[i + 1], scratch});
+      args[i] = scratch;
+    }
+  }
   // Codes (and linear scales the plan stages as stored) go to the kernel
-  // as tensor maps of their buffers.
+  // as tensor maps of their buffers (with the route: of the F16 scratch).
   for (int64_t i : {0, 1, 3, 4})
     if (isa<nvgpu::TensorMapDescriptorType>(argTypes[i]))
-      args[i] = createTensorMap(rewriter, loc, args[i], plan->batch,
-                                i % 3 == 0 ? plan->k / 2 : plan->k / 16,
-                                argTypes[i]);
+      args[i] = createTensorMap(
+          rewriter, loc, args[i], plan->batch,
+          i % 3 == 0 ? (plan->decodesSeparately() ? plan->k : plan->k / 2)
+                     : plan->k / 16,
+          argTypes[i]);
   std::string name = matmulName(lhsType, rhsType, resultType, output);
   gpu::GPUFuncOp kernel =
       tcgen05 ? buildTcgen05GemmKernel(module, *plan, argTypes,

@@ -1,0 +1,54 @@
+//===- F16Decode.h - E2M1 codes x E4M3 scales to exact F16 -------*- C++ -*-===//
+//
+// Part of the nvfp4 project.
+//
+//===----------------------------------------------------------------------===//
+//
+// The decode the sm_90a tensor-core paths share: an E2M1 code times its
+// E4M3 block scale is exact in F16 (at most 2 x 4 significant bits, in
+// [2^-10, 2688], inside F16's normal range), so a Hopper GEMM can multiply
+// NVFP4 operands with F16 wgmma and FP32 accumulation without changing a
+// product. Used by the decoder warpgroups of DecodeWgmmaMatmul.cpp and by
+// the decode kernels of the route (MatmulKernels.cpp: operands decoded into
+// F16 scratch, then the same wgmma pipeline fed by TMA).
+//
+// Every function emits integer/half code on i32 words (two F16 per word).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef NVFP4_LIB_CONVERSION_NVFP4TOGPU_F16DECODE_H
+#define NVFP4_LIB_CONVERSION_NVFP4TOGPU_F16DECODE_H
+
+#include "mlir/IR/Builders.h"
+
+#include <array>
+
+namespace mlir {
+namespace nvfp4 {
+namespace kernels {
+
+/// Eight E2M1 codes (code j in nibble j of the i32 `word`) -> four F16x2
+/// words {e_i, e_{i+4}}, i = 0..3, signs included: K is permuted inside
+/// each group of 8 (slots 0..7 <- codes 0, 4, 1, 5, 2, 6, 3, 7), the same
+/// for every operand, so dot products are unchanged. 13 integer
+/// instructions: two prmt table lookups of the magnitudes' F16 high bytes,
+/// one prmt per word to place them (low bytes zero), and one shift and one
+/// lop3 per word for the signs, which the pairing (i, i + 4) puts at the
+/// halves' sign bits with a single shift, 12 - 4i.
+std::array<Value, 4> decodeE2M1x8ToF16(OpBuilder &b, Location loc,
+                                       Value word);
+
+/// Two E4M3 scale bytes (vector<2xi8>, element 0 first) -> their exact F16
+/// values as the words {s0, s0} and {s1, s1} (cvt.rn.f16x2.e4m3x2, sm_89+).
+std::array<Value, 2> decodeE4M3x2ToF16Pairs(OpBuilder &b, Location loc,
+                                            Value twoBytes);
+
+/// The F16x2 product of two i32 words (mul.rn.f16x2; exact for code x
+/// scale).
+Value mulF16x2(OpBuilder &b, Location loc, Value x, Value y);
+
+} // namespace kernels
+} // namespace nvfp4
+} // namespace mlir
+
+#endif // NVFP4_LIB_CONVERSION_NVFP4TOGPU_F16DECODE_H
