@@ -4,7 +4,10 @@
 # quantize of an 8192x8192 operand along its last dimension, i.e. already in
 # the column-wise layout; the compiler fuses the RHT into the quantize
 # kernel); both also with the amax given (TE passes the amax of the previous
-# step: no amax pass); the 8192^3 block-scaled GEMM, alone, with its output
+# step: no amax pass); 16x16 weight quantization with its transposed copy
+# (fprop W and dgrad W^T from one kernel), 8192x8192 with the amax given
+# and included, and 4096x4096 (the training step's weight) included; the
+# 8192^3 block-scaled GEMM, alone, with its output
 # amax (the epilogue reduction), and followed by the 1x16 quantization of its
 # output -- fused (nvfp4-fuse-quantization's fuse-output-amax: the GEMM's
 # epilogue amax, no amax pass) and unfused (--no-recipe: GEMM, amax pass,
@@ -18,7 +21,7 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 OUT=${BENCH_OUT:-$ROOT/bench/build}
 BUILD=${BUILD_DIR:-$ROOT/build}
-PROGRAMS=${BENCH_PROGRAMS:-quantize quantize_amax_given wgrad_operand wgrad_operand_amax_given gemm gemm_output_amax gemm_quantize gemm_quantize_unfused gemm_quantize_static gemm_quantize_static_unfused gemm_k256_quantize_fused gemm_k256_quantize_unfused}
+PROGRAMS=${BENCH_PROGRAMS:-quantize quantize_amax_given wgrad_operand wgrad_operand_amax_given weight_copies weight_copies_amax_given weight_copies_4096 gemm gemm_output_amax gemm_quantize gemm_quantize_unfused gemm_quantize_static gemm_quantize_static_unfused gemm_k256_quantize_fused gemm_k256_quantize_unfused}
 mkdir -p "$OUT"
 [[ -n ${BUILD_DIR:-} ]] || bash "$ROOT/scripts/setup.sh"
 N=8192
@@ -48,6 +51,28 @@ func.func @wgrad_operand(%dy: tensor<${N}x${N}xbf16>, %seed: i64) -> $ACT {
   %h = nvfp4.hadamard %dy : tensor<${N}x${N}xbf16>
   %q = nvfp4.quantize %h rounding<stochastic> seed(%seed) : tensor<${N}x${N}xbf16> -> $ACT
   return %q : $ACT
+}
+MLIR
+WT4="!nvfp4.tensor<4096x4096xf4E2M1FN, scale = f8E4M3FN, block = 16x16>"
+cat > "$OUT/weight_copies.mlir" <<MLIR
+func.func @weight_copies(%w: tensor<${N}x${N}xbf16>) -> ($W, $W) {
+  %q = nvfp4.quantize %w : tensor<${N}x${N}xbf16> -> $W
+  %t = nvfp4.transpose %q : $W -> $W
+  return %q, %t : $W, $W
+}
+MLIR
+cat > "$OUT/weight_copies_amax_given.mlir" <<MLIR
+func.func @weight_copies_amax_given(%w: tensor<${N}x${N}xbf16>, %amax: f32) -> ($W, $W) {
+  %q = nvfp4.quantize %w amax(%amax) : tensor<${N}x${N}xbf16> -> $W
+  %t = nvfp4.transpose %q : $W -> $W
+  return %q, %t : $W, $W
+}
+MLIR
+cat > "$OUT/weight_copies_4096.mlir" <<MLIR
+func.func @weight_copies_4096(%w: tensor<4096x4096xbf16>) -> ($WT4, $WT4) {
+  %q = nvfp4.quantize %w : tensor<4096x4096xbf16> -> $WT4
+  %t = nvfp4.transpose %q : $WT4 -> $WT4
+  return %q, %t : $WT4, $WT4
 }
 MLIR
 cat > "$OUT/gemm.mlir" <<MLIR

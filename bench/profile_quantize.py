@@ -25,6 +25,8 @@ path = sys.argv[1]
 for name, args in [("quantize", [x_bits]),
                    ("quantize_amax_given", [x_bits, amax]),
                    ("wgrad_operand", [x_bits, 1234]),
-                   ("wgrad_operand_amax_given", [x_bits, 1234, amax])]:
+                   ("wgrad_operand_amax_given", [x_bits, 1234, amax]),
+                   ("weight_copies", [x_bits]),
+                   ("weight_copies_amax_given", [x_bits, amax])]:
     run_bench.program(path, name, args)()
     cp.cuda.runtime.deviceSynchronize()

@@ -152,27 +152,25 @@ def compare_fused(path, label, fused_label, name, args, fused_suffix="",
           f"{unfused_ms:.4f} ms: {unfused_ms / fused_ms:.3f} x faster fused")
 
 
-def main():
-    path = sys.argv[1]
-    dev = cp.cuda.runtime.getDeviceProperties(0)["name"].decode()
-    print(f"device: {dev}; torch {torch.__version__}; cupy {cp.__version__}")
-    rng = cp.random.default_rng(0)
-    x = (rng.standard_normal((N, N), dtype=cp.float32)).astype(cp.float32)
-    x_bf16 = torch.as_tensor(x, device="cuda").to(torch.bfloat16)
-    x_bits = cp.asarray(x_bf16.view(torch.int16)).view(cp.uint16)
+def quantize_benchmarks(path, x_bits, x_bf16, copy_gbs):
+    """The quantization rows of issue 15's table, each against the device
+    copy measured in the same run. Bytes: the input read once plus the codes
+    and scales written (and the 4-byte amax); amax-included rows also give
+    the ratio counting both reads of the input (amax pass + quantize pass);
+    the weight rows write two copies (W and W^T)."""
     in_bytes = N * N * 2
-    out_bytes = N * N // 2 + N * N // 16 + 4
+    codes_1x16 = N * N // 2 + N * N // 16 + 4
+    codes_16x16 = N * N // 2 + N * N // 256
 
-    # Device copy: the bandwidth ceiling.
-    dst = cp.empty_like(x_bits)
-    copy_ms = time_batched_ms(lambda: dst.__setitem__(slice(None), x_bits))
-    copy_gbs = 2 * in_bytes / copy_ms / 1e6
-    print(f"device copy {N}x{N} bf16: {copy_ms:.4f} ms, {copy_gbs:.0f} GB/s (read+write)")
-
-    def report(label, ms, peer_ms=None):
-        gbs = (in_bytes + out_bytes) / ms / 1e6
-        line = (f"{label}: {ms:.4f} ms, {gbs:.0f} GB/s (input + output bytes) "
-                f"= {gbs / copy_gbs:.2f} x copy")
+    def report(label, ms, out_bytes, reads=1, peer_ms=None, size=N):
+        scale = (size / N) ** 2
+        one = (in_bytes + out_bytes) * scale / ms / 1e6
+        line = (f"{label}: {ms:.4f} ms, {one:.0f} GB/s (input + output bytes) "
+                f"= {one / copy_gbs:.2f} x copy")
+        if reads > 1:
+            both = (reads * in_bytes + out_bytes) * scale / ms / 1e6
+            line += (f"; counting all {reads} reads: {both:.0f} GB/s = "
+                     f"{both / copy_gbs:.2f} x copy")
         if peer_ms is not None:
             line += f"; nvfp4 is {peer_ms / ms:.2f} x faster than torch.compile"
         print(line)
@@ -183,30 +181,65 @@ def main():
                  .view(cp.float32).max())
     compiled = torch.compile(torch_quantize)
     t_ms = time_batched_ms(lambda: compiled(x_bf16))
-    t_gbs = (in_bytes + out_bytes) / t_ms / 1e6
+    t_gbs = (in_bytes + codes_1x16) / t_ms / 1e6
     print(f"torch.compile quantize (same algorithm, amax included): {t_ms:.4f} ms, "
           f"{t_gbs:.0f} GB/s = {t_gbs / copy_gbs:.2f} x copy")
     amax_t = torch.tensor(amax, device="cuda", dtype=torch.float32)
     compiled_given = torch.compile(torch_quantize_given)
     tg_ms = time_batched_ms(lambda: compiled_given(x_bf16, amax_t))
-    tg_gbs = (in_bytes + out_bytes) / tg_ms / 1e6
+    tg_gbs = (in_bytes + codes_1x16) / tg_ms / 1e6
     print(f"torch.compile quantize (same algorithm, amax given): {tg_ms:.4f} ms, "
           f"{tg_gbs:.0f} GB/s = {tg_gbs / copy_gbs:.2f} x copy")
 
-    # nvfp4 quantize: amax pass + quantize pass; then with the amax given.
-    q = program(path, "quantize", [x_bits])
-    report(f"nvfp4 quantize 1x16 RN, amax included ({' + '.join(q.kernels)})",
-           time_batched_ms(q), t_ms)
+    # nvfp4 quantize: with the amax given (one pass), then amax pass +
+    # quantize pass.
     qg = program(path, "quantize_amax_given", [x_bits, amax])
     report(f"nvfp4 quantize 1x16 RN, amax given ({' + '.join(qg.kernels)})",
-           time_batched_ms(qg), tg_ms)
+           time_batched_ms(qg), codes_1x16, peer_ms=tg_ms)
+    q = program(path, "quantize", [x_bits])
+    report(f"nvfp4 quantize 1x16 RN, amax included ({' + '.join(q.kernels)})",
+           time_batched_ms(q), codes_1x16, reads=2, peer_ms=t_ms)
 
-    w = program(path, "wgrad_operand", [x_bits, 1234])
-    report(f"nvfp4 RHT + SR quantize (wgrad operand), amax included "
-           f"({' + '.join(w.kernels)})", time_batched_ms(w))
     wg = program(path, "wgrad_operand_amax_given", [x_bits, 1234, amax])
     report(f"nvfp4 RHT + SR quantize (wgrad operand), amax given "
-           f"({' + '.join(wg.kernels)})", time_batched_ms(wg))
+           f"({' + '.join(wg.kernels)})", time_batched_ms(wg), codes_1x16)
+    w = program(path, "wgrad_operand", [x_bits, 1234])
+    report(f"nvfp4 RHT + SR quantize (wgrad operand), amax included "
+           f"({' + '.join(w.kernels)})", time_batched_ms(w), codes_1x16,
+           reads=2)
+
+    # 16x16 weights and their transposed copy (fprop W, dgrad W^T).
+    cg = program(path, "weight_copies_amax_given", [x_bits, amax])
+    report(f"nvfp4 16x16 weight + transposed copy, amax given "
+           f"({' + '.join(cg.kernels)})", time_batched_ms(cg), 2 * codes_16x16)
+    c = program(path, "weight_copies", [x_bits])
+    report(f"nvfp4 16x16 weight + transposed copy, amax included "
+           f"({' + '.join(c.kernels)})", time_batched_ms(c), 2 * codes_16x16,
+           reads=2)
+    w4 = x_bits.reshape(-1)[:4096 * 4096]
+    c4 = program(path, "weight_copies_4096", [w4])
+    report(f"nvfp4 16x16 weight + transposed copy 4096x4096, amax included "
+           f"({' + '.join(c4.kernels)})", time_batched_ms(c4),
+           2 * codes_16x16, reads=2, size=4096)
+
+
+def main():
+    path = sys.argv[1]
+    dev = cp.cuda.runtime.getDeviceProperties(0)["name"].decode()
+    print(f"device: {dev}; torch {torch.__version__}; cupy {cp.__version__}")
+    rng = cp.random.default_rng(0)
+    x = (rng.standard_normal((N, N), dtype=cp.float32)).astype(cp.float32)
+    x_bf16 = torch.as_tensor(x, device="cuda").to(torch.bfloat16)
+    x_bits = cp.asarray(x_bf16.view(torch.int16)).view(cp.uint16)
+    in_bytes = N * N * 2
+
+    # Device copy: the bandwidth ceiling.
+    dst = cp.empty_like(x_bits)
+    copy_ms = time_batched_ms(lambda: dst.__setitem__(slice(None), x_bits))
+    copy_gbs = 2 * in_bytes / copy_ms / 1e6
+    print(f"device copy {N}x{N} bf16: {copy_ms:.4f} ms, {copy_gbs:.0f} GB/s (read+write)")
+
+    quantize_benchmarks(path, x_bits, x_bf16, copy_gbs)
     if "--quantize-only" in sys.argv:
         return
 

@@ -44,7 +44,30 @@ def make_input(shape, seed, edge=False):
                      1e-30, -1e-30, 3.0, -3.0, 7.0, 1.0, -2.0, 0.25]
         flat[16:32] = 0.0
         flat[32:48] = 1e-8 * np.arange(1, 17)
-    return bf16_bits(x)
+    bits = bf16_bits(x)
+    if edge and bits.size >= 64:
+        # NaNs of every kind (negative, signaling, both): amax skips them
+        # and each becomes code 7 (+6), whatever its sign bit.
+        flat = bits.reshape(-1)
+        flat[48:52] = [0xFFC0, 0x7F81, 0xFF81, 0xFFFF]
+    return bits
+
+
+def as_input_type(bits, dtype):
+    """BF16 bit patterns as the GPU input of element type `dtype`: "bf16"
+    (the bits), "f32" (the same values) or "f16" (the same values where
+    F16 holds them exactly, 0 elsewhere; the library then quantizes those
+    values). Returns (device array, library input)."""
+    if dtype == "bf16":
+        return bits, bits
+    values = bf16_values(bits)
+    if dtype == "f32":
+        return values, bits
+    with np.errstate(over="ignore", invalid="ignore"):
+        half = values.astype(np.float16)
+        exact = (half.astype(np.float32) == values) | np.isnan(values)
+    half = np.where(exact, half, np.float16(0.0))
+    return half.view(np.uint16), bf16_bits(half.astype(np.float32))
 
 
 def make_cancelling_input(shape, seed):
@@ -93,8 +116,12 @@ def write_case(out, name, mlir, arrays, expected, meta, args, flags=()):
 
 
 def quantize_case(out, args, name, shape, block=(1, 16), rounding="rn",
-                  seed=0, swizzled=False, edge=False, data_seed=1, amax=None):
-    x = make_input(shape, data_seed, edge)
+                  seed=0, swizzled=False, edge=False, data_seed=1, amax=None,
+                  dtype="bf16", constant_amax=False):
+    """nvfp4.quantize of a tensor; the amax computed (an amax pass), given
+    as an argument of the function (a kernel parameter) or, with
+    `constant_amax`, as a constant (a device buffer the host fills)."""
+    device_x, x = as_input_type(make_input(shape, data_seed, edge), dtype)
     q = nvfp4.quantize(x, block=block, rounding=rounding, seed=seed, amax=amax)
     scales = q.scales
     if swizzled:
@@ -104,10 +131,15 @@ def quantize_case(out, args, name, shape, block=(1, 16), rounding="rn",
     t = tensor_type(shape, block, swizzled)
     sr = f" rounding<stochastic> seed(%seed)" if rounding == "sr" else ""
     given = " amax(%a)" if amax is not None else ""
-    mlir = (f"func.func @main(%x: tensor<{dims}xbf16>, %seed: i64, %a: f32) -> {t} {{\n"
-            f"  %q = nvfp4.quantize %x{given}{sr} : tensor<{dims}xbf16> -> {t}\n"
+    constant = ""
+    if constant_amax:
+        given = " amax(%c)"
+        constant = f"  %c = arith.constant {float(amax)!r} : f32\n"
+    mlir = (f"func.func @main(%x: tensor<{dims}x{dtype}>, %seed: i64, %a: f32) -> {t} {{\n"
+            f"{constant}"
+            f"  %q = nvfp4.quantize %x{given}{sr} : tensor<{dims}x{dtype}> -> {t}\n"
             f"  return %q : {t}\n}}\n")
-    write_case(out, name, mlir, {"x": x},
+    write_case(out, name, mlir, {"x": device_x},
                {"codes": q.packed.reshape(-1),
                 "scales": np.asarray(scales, np.uint8).reshape(-1),
                 "amax": np.array([q.amax], np.float32).view(np.uint32)},
@@ -168,6 +200,76 @@ def dequantize_case(out, args, name, shape, block):
     write_case(out, name, mlir, {"x": x},
                {"y": want.reshape(-1).view(np.uint32)},
                {"kind": "dequantize", "args": ["x"], "results": ["y"]}, args)
+
+
+def weight_copies_case(out, args, name, shape, rounding="rn", seed=0):
+    """A 16x16 weight quantization and its transposed copy (fprop W, dgrad
+    W^T) from one kernel: both must equal the library's quantization of W
+    and of W^T (the shape may be batched: the last two dimensions swap)."""
+    x = make_input(shape, 17, edge=True)
+    want = nvfp4.quantize(x, block=(16, 16), rounding=rounding, seed=seed)
+    transposed = np.ascontiguousarray(np.swapaxes(x, -1, -2))
+    if rounding == "rn":
+        want_t = nvfp4.quantize(transposed, block=(16, 16))
+        want_t_codes = want_t.packed.reshape(-1)
+        want_t_scales = np.asarray(want_t.scales, np.uint8).reshape(-1)
+    else:
+        # SR codes keep their (W) element's random bits: the copy is the
+        # transpose of W's codes and scales.
+        codes = np.swapaxes(want.codes, -1, -2)
+        codes = codes.reshape(-1, 2)
+        want_t_codes = (codes[:, 0] | (codes[:, 1] << 4)).astype(np.uint8)
+        want_t_scales = np.ascontiguousarray(
+            np.swapaxes(np.asarray(want.scales, np.uint8), -1, -2)).reshape(-1)
+    dims = "x".join(str(d) for d in shape)
+    tshape = shape[:-2] + (shape[-1], shape[-2])
+    t = tensor_type(shape, (16, 16), False)
+    tt = tensor_type(tshape, (16, 16), False)
+    sr = f" rounding<stochastic> seed(%seed)" if rounding == "sr" else ""
+    mlir = (f"func.func @main(%x: tensor<{dims}xbf16>, %seed: i64) -> ({t}, {tt}) {{\n"
+            f"  %q = nvfp4.quantize %x{sr} : tensor<{dims}xbf16> -> {t}\n"
+            f"  %t = nvfp4.transpose %q : {t} -> {tt}\n"
+            f"  return %q, %t : {t}, {tt}\n}}\n")
+    amax = np.array([want.amax], np.float32).view(np.uint32)
+    write_case(out, name, mlir, {"x": x},
+               {"codes": want.packed.reshape(-1),
+                "scales": np.asarray(want.scales, np.uint8).reshape(-1),
+                "amax": amax, "t_codes": want_t_codes,
+                "t_scales": want_t_scales, "t_amax": amax},
+               {"kind": "weight_copies", "args": ["x", "seed"],
+                "scalars": {"seed": seed},
+                "results": ["codes", "scales", "amax", "t_codes", "t_scales",
+                            "t_amax"]}, args)
+    kernels = case_kernels(out, name)
+    if kernels is not None and (len(kernels) != 2 or
+                                not kernels[1].endswith("_and_transpose")):
+        raise SystemExit(f"{name}: not one quantize kernel for both copies: "
+                         f"{kernels}")
+
+
+def transpose_argument_case(out, args, name, shape):
+    """nvfp4.transpose of a tensor that arrives quantized (codes, scales and
+    amax are function arguments): the standalone transpose kernel."""
+    x = make_input(shape, 19, edge=True)
+    q = nvfp4.quantize(x, block=(16, 16))
+    want = nvfp4.quantize(np.ascontiguousarray(np.swapaxes(x, -1, -2)),
+                          block=(16, 16))
+    tshape = shape[:-2] + (shape[-1], shape[-2])
+    t = tensor_type(shape, (16, 16), False)
+    tt = tensor_type(tshape, (16, 16), False)
+    mlir = (f"func.func @main(%q: {t}) -> {tt} {{\n"
+            f"  %t = nvfp4.transpose %q : {t} -> {tt}\n"
+            f"  return %t : {tt}\n}}\n")
+    amax = np.array([q.amax], np.float32).view(np.uint32)
+    write_case(out, name, mlir,
+               {"codes": q.packed.reshape(-1),
+                "scales": np.asarray(q.scales, np.uint8).reshape(-1),
+                "amax": amax},
+               {"codes": want.packed.reshape(-1),
+                "scales": np.asarray(want.scales, np.uint8).reshape(-1),
+                "amax": amax},
+               {"kind": "transpose", "args": ["codes", "scales", "amax"],
+                "results": ["codes", "scales", "amax"]}, args)
 
 
 def transpose_case(out, args, name, shape):
@@ -415,6 +517,44 @@ def main():
     # A tensor of 1000 runs: the last block of the 4-runs-per-thread
     # kernels is partly empty.
     quantize_case(out, args, "quantize_1x16_ragged_125x128", (125, 128))
+    # The persistent kernels (issue 15): an odd number of runs (the last
+    # thread's pair holds one), ragged 16x16 tile regions, every input
+    # type, every way of getting the amax, unpadded swizzled scales (no
+    # memset: every byte written), SR with 64-bit seeds on edge values.
+    quantize_case(out, args, "quantize_1x16_rn_odd_runs_125x144", (125, 144))
+    quantize_case(out, args, "quantize_1x16_sr_seed64_odd_runs_125x144",
+                  (125, 144), rounding="sr", seed=0xC0FFEE0123456789)
+    quantize_case(out, args, "quantize_1x16_sr_seed64_edge", (64, 256),
+                  rounding="sr", seed=0x8000000000000001, edge=True)
+    quantize_case(out, args, "quantize_1x16_f32_edge", (64, 256), edge=True,
+                  dtype="f32")
+    quantize_case(out, args, "quantize_1x16_f16_edge", (64, 256), edge=True,
+                  dtype="f16")
+    quantize_case(out, args, "quantize_1x16_sr_f16", (96, 160), rounding="sr",
+                  seed=3, dtype="f16")
+    quantize_case(out, args, "quantize_1x16_amax_constant", (128, 256),
+                  amax=np.float32(2500.0), constant_amax=True)
+    quantize_case(out, args, "quantize_1x16_swizzled_unpadded_256x128",
+                  (256, 128), swizzled=True, edge=True)
+    quantize_case(out, args, "quantize_1x16_batched_3x40x96", (3, 40, 96),
+                  edge=True)
+    quantize_case(out, args, "quantize_16x16_ragged_48x80", (48, 80),
+                  block=(16, 16), edge=True)
+    quantize_case(out, args, "quantize_16x16_sr_seed64", (96, 208),
+                  block=(16, 16), rounding="sr", seed=0xFEDCBA9876543210)
+    quantize_case(out, args, "quantize_16x16_amax_given_f32", (64, 128),
+                  block=(16, 16), amax=np.float32(700.0), dtype="f32")
+    quantize_case(out, args, "quantize_16x16_swizzled_batched_2x80x64",
+                  (2, 80, 64), block=(16, 16), swizzled=True)
+    # 16x16 weights and their transposed copy from one kernel.
+    weight_copies_case(out, args, "weight_copies_256x512", (256, 512))
+    weight_copies_case(out, args, "weight_copies_ragged_48x80", (48, 80))
+    weight_copies_case(out, args, "weight_copies_batched_2x64x160",
+                       (2, 64, 160))
+    weight_copies_case(out, args, "weight_copies_sr_seed64_80x48", (80, 48),
+                       rounding="sr", seed=0x0123456789ABCDEF)
+    transpose_argument_case(out, args, "transpose_argument_2x48x80",
+                            (2, 48, 80))
     # RHT fused into the quantization (wgrad operands).
     rht_quantize_case(out, args, "rht_quantize_sr", (256, 1024),
                       seed=0x0123456789ABCDEF)
@@ -434,6 +574,10 @@ def main():
                       rounding="rn", cancel=True)
     rht_quantize_case(out, args, "rht_quantize_sr_cancel_seed64", (64, 512),
                       seed=0xFEDCBA9876543210, cancel=True, data_seed=5)
+    rht_quantize_case(out, args, "rht_quantize_sr_seed64_odd_runs_125x144",
+                      (125, 144), seed=0x9E3779B97F4A7C15, edge=True)
+    rht_quantize_case(out, args, "rht_quantize_rn_amax_given_odd_runs",
+                      (75, 48), rounding="rn", amax=np.float32(20.0))
     dequantize_case(out, args, "dequantize_1x16", (128, 256), (1, 16))
     dequantize_case(out, args, "dequantize_16x16", (128, 256), (16, 16))
     # The dgrad copy of a 16x16 weight quantization (nvfp4.transpose).

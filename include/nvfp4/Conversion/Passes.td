@@ -60,8 +60,16 @@ def ConvertNVFP4ToGPU : Pass<"convert-nvfp4-to-gpu", "ModuleOp"> {
 
     * `nvfp4.amax`: a grid-stride max-reduction (NaN skipped) finished by
       warp shuffles and one integer atomic max per warp on the FP32 bits;
-    * `nvfp4.quantize`: one thread per 16-element row segment (16x16 tiles
-      reduce their block amax across 16 lanes). E2M1 rounding uses
+    * `nvfp4.quantize`: a persistent kernel (a grid the size of the chip
+      walks the tensor, every thread loading its next work unit before it
+      computes the current one): two 16-element runs a thread for 1x16
+      blocks, one row of a 16x16 tile a thread for 16x16 blocks (the tile
+      amax reduced across 16 lanes; with an `nvfp4.transpose` of the result
+      in the same function, the kernel also writes the transposed copy,
+      the tile's codes transposed across its lanes). The block scale is
+      `cvt.rn.satfinite.e4m3x2` and a lookup in a shared-memory table of
+      the 127 encode factors of the tensor; an amax that is an argument of
+      the host function is a kernel parameter. E2M1 rounding uses
       `cvt.rn.satfinite.e2m1x2.f32` where the chip has it (sm_100a,
       sm_103a, sm_120a) and exact integer/float emulation elsewhere
       (sm_90a); stochastic rounding uses `cvt.rs.satfinite.e2m1x4.f32` on
@@ -70,9 +78,9 @@ def ConvertNVFP4ToGPU : Pass<"convert-nvfp4-to-gpu", "ModuleOp"> {
     * `nvfp4.hadamard`, `nvfp4.dequantize`: one thread per 16 elements
       (the RHT as the register butterfly of NUMERICS.md section 4, also
       where it is fused into an amax or a quantization);
-    * `nvfp4.transpose`: one thread per output code byte, gathering one
-      nibble from each of two input rows; the first threads also move the
-      tile scales; the amax buffer is shared with the input.
+    * `nvfp4.transpose` of a tensor quantized elsewhere: a half warp per
+      16x16 tile transposes the tile's codes by shuffles; the first lane
+      moves the tile scale; the amax buffer is shared with the input.
 
     On the host a block-scaled value becomes three device buffers (packed
     E2M1 codes, two per byte with the even element in the low nibble; E4M3

@@ -28,17 +28,30 @@ gpu::GPUFuncOp kernels::getOrCreateKernel(ModuleOp module, StringRef name,
                                           TypeRange argTypes,
                                           int64_t blockSize,
                                           KernelBodyBuilder body) {
+  KernelOptions options;
+  options.blockSize = blockSize;
+  return getOrCreateKernel(module, name, argTypes, options, body);
+}
+
+gpu::GPUFuncOp kernels::getOrCreateKernel(ModuleOp module, StringRef name,
+                                          TypeRange argTypes,
+                                          const KernelOptions &options,
+                                          KernelBodyBuilder body) {
   gpu::GPUModuleOp kernelModule = getKernelModule(module);
   if (auto existing = kernelModule.lookupSymbol<gpu::GPUFuncOp>(name))
     return existing;
   OpBuilder b = OpBuilder::atBlockEnd(kernelModule.getBody());
   Location loc = module.getLoc();
-  auto func = gpu::GPUFuncOp::create(
-      b, loc, name, b.getFunctionType(argTypes, {}));
+  auto func = gpu::GPUFuncOp::create(b, loc, name,
+                                     b.getFunctionType(argTypes, {}),
+                                     TypeRange(options.workgroupBuffers));
   func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
   // The block size is fixed: tell the backend (it becomes .reqntid).
-  func.setKnownBlockSizeAttr(
-      b.getDenseI32ArrayAttr({static_cast<int32_t>(blockSize), 1, 1}));
+  func.setKnownBlockSizeAttr(b.getDenseI32ArrayAttr(
+      {static_cast<int32_t>(options.blockSize), 1, 1}));
+  if (options.minBlocksPerMultiprocessor > 0)
+    func->setAttr("nvvm.minctasm",
+                  b.getI32IntegerAttr(options.minBlocksPerMultiprocessor));
   b.setInsertionPointToStart(&func.getBody().front());
   body(b, loc, func.getArguments());
   gpu::ReturnOp::create(b, loc);

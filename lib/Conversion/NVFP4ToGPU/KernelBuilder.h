@@ -40,6 +40,24 @@ gpu::GPUFuncOp getOrCreateKernel(ModuleOp module, StringRef name,
                                  TypeRange argTypes, int64_t blockSize,
                                  KernelBodyBuilder body);
 
+/// What a kernel declares beyond its arguments.
+struct KernelOptions {
+  /// Threads per block (fixed: it becomes .reqntid).
+  int64_t blockSize = kThreadsPerBlock;
+  /// Statically sized shared-memory buffers (memrefs in the workgroup
+  /// address space); the body sees them after the arguments in `args`.
+  SmallVector<Type> workgroupBuffers;
+  /// Blocks that must fit on one multiprocessor at once (nvvm.minctasm:
+  /// ptxas caps the registers accordingly); 0 leaves it to ptxas.
+  int64_t minBlocksPerMultiprocessor = 0;
+};
+
+/// getOrCreateKernel with the extras of `options`.
+gpu::GPUFuncOp getOrCreateKernel(ModuleOp module, StringRef name,
+                                 TypeRange argTypes,
+                                 const KernelOptions &options,
+                                 KernelBodyBuilder body);
+
 /// blockIdx.x * blockDim.x + threadIdx.x, as an index.
 Value globalThreadIndex(OpBuilder &b, Location loc);
 

@@ -7,6 +7,8 @@
 #include "KernelUtils.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "llvm/Support/MathExtras.h"
@@ -103,4 +105,73 @@ void kernels::warpMaxToAmax(OpBuilder &b, Location loc, Value max, Value amaxBit
   Value bits = arith::BitcastOp::create(b, loc, b.getI32Type(), max);
   memref::AtomicRMWOp::create(b, loc, arith::AtomicRMWKind::maxs, bits,
                               amaxBits, ValueRange{m.c(0)});
+}
+
+// The transpose of a 16 x 16 nibble matrix as 2 x 2 blocks of 8 x 8: lanes
+// 0-7 trade their columns 8-15 for the columns 0-7 of lanes 8-15 (one
+// shuffle at distance 8), after which each word of a lane is a row of an
+// 8 x 8 nibble matrix over 8 lanes; that is transposed in three steps of
+// one shuffle each: 4 x 4 blocks (16-bit halves, one prmt), 2 x 2 blocks
+// (bytes, one prmt), single nibbles (a rotate and a masked merge).
+std::array<Value, 2> kernels::transposeNibbles16(OpBuilder &b, Location loc,
+                                                 std::array<Value, 2> row,
+                                                 Value lane) {
+  ScalarBuilder s(b, loc);
+  auto bitSet = [&](int64_t mask) {
+    return arith::CmpIOp::create(
+        b, loc, arith::CmpIPredicate::ne,
+        arith::AndIOp::create(b, loc, lane, s.i32(mask)), s.i32(0));
+  };
+  auto select = [&](Value condition, Value yes, Value no) -> Value {
+    return arith::SelectOp::create(b, loc, condition, yes, no);
+  };
+  auto shuffle = [&](Value value, int32_t offset) -> Value {
+    return gpu::ShuffleOp::create(b, loc, value, offset, /*width=*/32,
+                                  gpu::ShuffleMode::XOR)
+        .getShuffleResult();
+  };
+  auto permute = [&](Value lo, Value hi, Value selector) -> Value {
+    return NVVM::PermuteOp::create(
+        b, loc, b.getI32Type(), lo, hi, selector,
+        NVVM::PermuteModeAttr::get(b.getContext(),
+                                   NVVM::PermuteMode::DEFAULT));
+  };
+  Value upper = bitSet(8);
+  Value received = shuffle(select(upper, row[0], row[1]), 8);
+  std::array<Value, 2> words = {select(upper, received, row[0]),
+                                select(upper, row[1], received)};
+  // prmt selectors (result byte i from byte nibble-i of {partner, own}):
+  // keep the own half/byte where the lane bit is clear, else the partner's.
+  Value halves = select(bitSet(4), s.i32(0x3276), s.i32(0x5410));
+  Value bytes = select(bitSet(2), s.i32(0x3715), s.i32(0x6240));
+  Value odd = bitSet(1);
+  Value rotation = select(odd, s.i32(28), s.i32(4));
+  Value keep = select(odd, s.i32(0xF0F0F0F0), s.i32(0x0F0F0F0F));
+  Value take = arith::XOrIOp::create(b, loc, keep, s.i32(0xFFFFFFFF));
+  for (Value &word : words) {
+    word = permute(word, shuffle(word, 4), halves);
+    word = permute(word, shuffle(word, 2), bytes);
+    Value partner = shuffle(word, 1);
+    Value moved = LLVM::FshlOp::create(b, loc, partner, partner, rotation);
+    word = arith::OrIOp::create(b, loc,
+                                arith::AndIOp::create(b, loc, word, keep),
+                                arith::AndIOp::create(b, loc, moved, take));
+  }
+  return words;
+}
+
+std::pair<Value, Value> kernels::transposedTilePlace(IndexMath &m,
+                                                    Value tileRow,
+                                                    Value tileCol, Value col,
+                                                    int64_t rows,
+                                                    int64_t cols) {
+  int64_t tilesPerMatrixRow = rows / 16;
+  Value batch = m.div(tileRow, tilesPerMatrixRow);
+  Value localTileRow = m.rem(tileRow, tilesPerMatrixRow);
+  Value outRow = m.add(m.mul(batch, cols), m.add(m.mul(tileCol, 16), col));
+  Value word = m.add(m.mul(outRow, rows / 8), m.mul(localTileRow, 2));
+  Value scale =
+      m.add(m.mul(batch, (cols / 16) * tilesPerMatrixRow),
+            m.add(m.mul(tileCol, tilesPerMatrixRow), localTileRow));
+  return {word, scale};
 }

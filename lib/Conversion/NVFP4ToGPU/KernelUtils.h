@@ -80,6 +80,23 @@ void warpMaxToAmax(OpBuilder &b, Location loc, Value max, Value amaxBits);
 // bytes.
 //===----------------------------------------------------------------------===//
 
+/// Transposes the 16 x 16 matrix of E2M1 codes that the 16 lanes of each
+/// half warp hold: lane i holds row i as two words (column c at bits
+/// 4 * (c % 8) of word c / 8, the packed byte order); each lane gets column
+/// (i) in the same form. 7 shuffles and about 15 integer operations a lane. `lane`
+/// is the lane id (i32); every lane of the warp must call it.
+std::array<Value, 2> transposeNibbles16(OpBuilder &b, Location loc,
+                                        std::array<Value, 2> row, Value lane);
+
+/// Where column `col` of 16x16 tile (tileRow, tileCol) of a [batch...,
+/// rows, cols] tensor (tile rows counted over all batch elements) lands in
+/// its transpose: the offset of the column's 16 codes in the transposed
+/// codes seen as i32 words (codesAsWords), and the index of the tile's
+/// linear scale.
+std::pair<Value, Value> transposedTilePlace(IndexMath &m, Value tileRow,
+                                            Value tileCol, Value col,
+                                            int64_t rows, int64_t cols);
+
 /// Maximum of `value` (f32) over the 16 lanes of a half warp.
 Value halfWarpMaxOf(OpBuilder &b, Location loc, Value value);
 

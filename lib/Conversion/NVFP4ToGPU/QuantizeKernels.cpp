@@ -4,11 +4,17 @@
 //
 // Elementwise NVFP4 kernels. A run is 16 consecutive elements of a row (one
 // 1x16 block, one Philox group, one row of a 16x16 tile, one RHT chunk),
-// loaded with 16-byte vector loads and computed in registers; the 1x16
-// kernels give each thread several runs with all their loads issued first.
-// The arithmetic is the ScalarBuilder's, i.e. lib/Numerics's order of FP32
-// operations, so the bytes equal the reference lowering's. Only the final
-// E2M1 rounding differs per chip: the hardware cvt where it exists, exact
+// loaded with 16-byte vector loads and computed in registers. The
+// quantize kernels are persistent: a grid the size of the chip (at most)
+// walks the tensor in groups of 256 work units, and every thread issues the
+// loads of its next unit before it computes the current one, so that each
+// multiprocessor keeps ~64 KB of loads in flight while it computes.
+// The arithmetic is lib/Numerics's order of FP32 operations, so the bytes
+// equal the reference lowering's; where an instruction computes a step of
+// it exactly (cvt.rn.satfinite.e4m3x2 for the block scale, max.xorsign.abs
+// on BF16 pairs for the block amax, a table of the 127 possible block
+// encode factors per tensor) the kernels use it. Only the final E2M1
+// rounding differs per chip: the hardware cvt where it exists, exact
 // integer/float emulation elsewhere. A quantization or amax with a
 // `hadamard` sign mask (nvfp4-fuse-quantization's fold-hadamard) computes
 // the RHT in registers: no intermediate tensor in device memory.
@@ -23,6 +29,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -39,32 +46,10 @@ using ::nvfp4::target::ChipInfo;
 using ::nvfp4::target::Instruction;
 
 //===----------------------------------------------------------------------===//
-// Index arithmetic helpers
+// Loads, stores and element access
 //===----------------------------------------------------------------------===//
 
 namespace {
-
-/// Where thread `segment` (one 16-element row run) sits in a
-/// [rows, cols] matrix (batch folded into rows) quantized with
-/// `blockRows` x 16 blocks. For 16x16 blocks the 16 rows of a tile go to 16
-/// consecutive threads so that they can reduce the tile amax by shuffles.
-struct SegmentPosition {
-  Value row;       ///< flattened row
-  Value colBlock;  ///< column block (cols / 16 of them)
-  Value rowInTile; ///< 0..15 (16x16 blocks only)
-  Value tileRow;   ///< row / 16 (16x16 blocks only)
-};
-
-SegmentPosition locateSegment(IndexMath &m, Value segment, int64_t colBlocks,
-                              int64_t blockRows) {
-  if (blockRows == 1)
-    return {m.div(segment, colBlocks), m.rem(segment, colBlocks), Value(),
-            Value()};
-  Value tile = m.div(segment, 16), rowInTile = m.rem(segment, 16);
-  Value tileRow = m.div(tile, colBlocks);
-  return {m.add(m.mul(tileRow, 16), rowInTile), m.rem(tile, colBlocks),
-          rowInTile, tileRow};
-}
 
 /// A vector load of `width` elements at `index` that tells the backend the
 /// address is aligned to `alignBytes` (without it NVPTX splits the vector
@@ -111,6 +96,89 @@ SmallVector<Value> loadSixteen(OpBuilder &b, Location loc, Value memref,
   return extendSixteen(b, loc, loadSixteenRaw(b, loc, memref, base));
 }
 
+/// Whether values of `type` travel as pairs in one 32-bit register.
+bool isPairedType(Type type) { return isa<BFloat16Type, Float16Type>(type); }
+
+/// The two-element slices (vector<2xT>) of a loaded vector of a 16-bit
+/// type: each is one 32-bit register of the load.
+SmallVector<Value> pairsOf(OpBuilder &b, Location loc, Value vector) {
+  int64_t count = cast<VectorType>(vector.getType()).getNumElements();
+  SmallVector<Value> pairs;
+  for (int64_t j = 0; j < count / 2; ++j)
+    pairs.push_back(vector::ShuffleOp::create(b, loc, vector, vector,
+                                              ArrayRef<int64_t>{2 * j, 2 * j + 1}));
+  return pairs;
+}
+
+//===----------------------------------------------------------------------===//
+// Instructions without an arith/math spelling
+//===----------------------------------------------------------------------===//
+
+/// max.xorsign.abs.{bf16x2,f16x2}: max(|x|, |y|) of each half (the sign
+/// bit is the xor of the inputs' and is ignored by its users); a NaN half
+/// loses to the other operand's, as in maxnum. One instruction per two
+/// elements, where f32 code takes a conversion and a max for each.
+Value maxMagnitudePair(OpBuilder &b, Location loc, Value x, Value y) {
+  Type element = cast<VectorType>(x.getType()).getElementType();
+  StringRef name = element.isBF16() ? "llvm.nvvm.fmax.xorsign.abs.bf16x2"
+                                    : "llvm.nvvm.fmax.xorsign.abs.f16x2";
+  return LLVM::CallIntrinsicOp::create(b, loc, x.getType(),
+                                       b.getStringAttr(name), ValueRange{x, y})
+      .getResult(0);
+}
+
+/// add.rz.f32: the FP32 sum rounded toward zero.
+Value addTowardZero(OpBuilder &b, Location loc, Value x, Value y) {
+  return LLVM::CallIntrinsicOp::create(b, loc, b.getF32Type(),
+                                       b.getStringAttr("llvm.nvvm.add.rz.f"),
+                                       ValueRange{x, y})
+      .getResult(0);
+}
+
+/// prmt.b32 (default mode): byte i of the result is byte selector[4i+3:4i]
+/// of the 8 bytes {hi, lo}.
+Value permuteBytes(OpBuilder &b, Location loc, Value lo, Value hi,
+                   Value selector) {
+  return NVVM::PermuteOp::create(
+      b, loc, b.getI32Type(), lo, hi, selector,
+      NVVM::PermuteModeAttr::get(b.getContext(), NVVM::PermuteMode::DEFAULT));
+}
+
+//===----------------------------------------------------------------------===//
+// Block amax and the RHT of a run
+//===----------------------------------------------------------------------===//
+
+/// max |x| over the 16 f32 values of a run, 0 when all are NaN
+/// (lib/Numerics' block amax: NaN skipped).
+Value amaxOfValues(OpBuilder &b, Location loc, ArrayRef<Value> values) {
+  ScalarBuilder s(b, loc);
+  Value max = s.f32(0.0f);
+  for (Value v : values)
+    max = arith::MaxNumFOp::create(b, loc, max, math::AbsFOp::create(b, loc, v));
+  return max;
+}
+
+/// The same amax from the 8 pairs of a run of a 16-bit type: a
+/// max.xorsign.abs tree (7 instructions for 16 elements; max of BF16 or
+/// F16 values is exact), then the two halves as f32.
+Value amaxOfPairs(OpBuilder &b, Location loc, ArrayRef<Value> pairs) {
+  SmallVector<Value> level(pairs);
+  while (level.size() > 1) {
+    SmallVector<Value> next;
+    for (size_t i = 0; i + 1 < level.size(); i += 2)
+      next.push_back(maxMagnitudePair(b, loc, level[i], level[i + 1]));
+    if (level.size() % 2)
+      next.push_back(level.back());
+    level = std::move(next);
+  }
+  ScalarBuilder s(b, loc);
+  SmallVector<Value> halves;
+  for (int64_t j = 0; j < 2; ++j)
+    halves.push_back(s.toF32(
+        vector::ExtractOp::create(b, loc, level[0], ArrayRef<int64_t>{j})));
+  return amaxOfValues(b, loc, halves);
+}
+
 /// The 16-point RHT of one run (NUMERICS.md section 4) in registers: the
 /// sign flips (negations, exact), the four butterfly stages of FP32 adds and
 /// subtracts in the spec's order, the exact multiply by 0.25, the rounding
@@ -142,6 +210,43 @@ SmallVector<Value> hadamardSixteen(OpBuilder &b, Location loc,
   return out;
 }
 
+/// A run ready for its block scale: its 16 values as f32 and its block
+/// amax.
+struct PreparedRun {
+  SmallVector<Value> values;
+  Value amax;
+};
+
+/// The values and block amax of a loaded run (vector<16xT>), after the
+/// RHT when `rhtMask` is set. The RHT's outputs are rounded to BF16 in
+/// pairs (cvt.rn.bf16x2.f32), which also gives the amax its pairs.
+PreparedRun prepareRun(OpBuilder &b, Location loc, Value loaded,
+                       std::optional<uint32_t> rhtMask) {
+  Type elementType = cast<VectorType>(loaded.getType()).getElementType();
+  SmallVector<Value> values = extendSixteen(b, loc, loaded);
+  if (!rhtMask) {
+    Value amax = isPairedType(elementType)
+                     ? amaxOfPairs(b, loc, pairsOf(b, loc, loaded))
+                     : amaxOfValues(b, loc, values);
+    return {values, amax};
+  }
+  SmallVector<Value> transformed = hadamardSixteen(
+      b, loc, values, *rhtMask, b.getF32Type());
+  auto f32Pair = VectorType::get({2}, b.getF32Type());
+  auto roundedPair = VectorType::get({2}, elementType);
+  SmallVector<Value> pairs, rounded;
+  for (int64_t j = 0; j < 8; ++j) {
+    Value pair = vector::FromElementsOp::create(
+        b, loc, f32Pair, ValueRange{transformed[2 * j], transformed[2 * j + 1]});
+    pairs.push_back(arith::TruncFOp::create(b, loc, roundedPair, pair));
+    Value wide = arith::ExtFOp::create(b, loc, f32Pair, pairs.back());
+    for (int64_t k = 0; k < 2; ++k)
+      rounded.push_back(
+          vector::ExtractOp::create(b, loc, wide, ArrayRef<int64_t>{k}));
+  }
+  return {rounded, amaxOfPairs(b, loc, pairs)};
+}
+
 //===----------------------------------------------------------------------===//
 // E2M1 encoding without the Blackwell conversions
 //===----------------------------------------------------------------------===//
@@ -150,72 +255,64 @@ SmallVector<Value> hadamardSixteen(OpBuilder &b, Location loc,
 // in both roundings (SR: t = fma(u, 2, a) >= 6 truncates to 6), and NaN
 // becomes +6 (min/max return the non-NaN operand), so NaN -> code 7 with
 // no separate test. a = |ys| lies in [0, 6]; let E = max(biased exponent of
-// a, 127), i.e. the E2M1 binade [0, 2), [2, 4) or [4, 8).
+// a, 127), i.e. the E2M1 binade [0, 2), [2, 4) or [4, 8), whose spacing is
+// step = 2^(E - 128). An FP32 add of a magic number M = 2^(E - 105) to a
+// leaves a / step, rounded by the add's rounding mode, in the low bits of
+// the sum (its spacing there is `step`); the code is that count plus
+// 2 * (E - 127), which M carries in its own low bits (even, so ties still
+// go to the even count), and for a negative ys the sign goes into M too:
+// ys + (-M') = -(|ys| + M'), the rounding being symmetric, with 8 in M'.
 //
-// Nearest even: t = a + 2^(E - 105) (an FP32 add, RNE) leaves
-// round(a / step) in the low bits of t, step = 2^(E - 128) being the E2M1
-// spacing of the binade; the magnitude code is that count plus
-// 2 * (E - 127). The ties go to the even count, which is the even E2M1
-// mantissa: 0.25 -> 0, 0.75 -> 1, 2.5 -> 2, 5 -> 4.
+// Nearest even: sum = ys + M' (RNE): 0.25 -> 0, 0.75 -> 1, 2.5 -> 2, 5 -> 4.
 //
-// Stochastic (NUMERICS.md section 5): u = byte / 256 (built exactly from
-// bits), t = fma(u, step(a), a) < 8, then t truncated to the E2M1 grid of
-// its own binade: for t >= 1 that is the FP32 exponent and first mantissa
-// bit, code = (bits(t) >> 22) - 252; [0.5, 1) is code 1 and [0, 0.5) code 0.
+// Stochastic (NUMERICS.md section 5): t = fma(u, step, a) with u = byte /
+// 256 (RNE, as the spec), then sum = RZ(t + M) truncates t to the grid of
+// a's binade. That equals the spec's truncation to t's own binade: t < a +
+// step, so a t that reaches the next binade [2^(e+1), 2^(e+1) + step)
+// truncates to 2^(e+1) on either grid, and a <= 6 keeps t < 8. The sign is
+// or'ed into the nibble. u is built from bits: the byte is permuted into
+// bits 15..8 of 0x42800000 (64 + byte / 512 = 64 + u / 2, exactly), 64 is
+// subtracted, and u / 2 multiplies 2 * step (exact: powers of two).
 //
 // The sign is ys's sign bit, so -0.0 and negatives that round to zero give
-// code 8, as encodeE2M1 does. Integer/float operations only: ~10
-// instructions per element instead of the 7 comparisons + selects + NaN test
-// of the generic encoder (and no division in SR).
+// code 8, as encodeE2M1 does. Checked against lib/Numerics' encodeE2M1 and
+// encodeE2M1Stochastic (every byte) on 1.4e9 inputs, all NaN kinds and
+// every FP32 value near the decision boundaries, before the GPU suite.
 
-struct ClampedValue {
-  Value bits;      ///< i32 bits of ys
-  Value magnitude; ///< f32 |ys|
-  Value binade;    ///< i32 E = max(biased exponent of |ys|, 127)
-};
-
-ClampedValue clampForE2M1(OpBuilder &b, Location loc, Value y) {
+/// ys = max(min(y, 6), -6) and its bits.
+std::pair<Value, Value> clampForE2M1(OpBuilder &b, Location loc, Value y) {
   ScalarBuilder s(b, loc);
   Value ys = arith::MaxNumFOp::create(
       b, loc, arith::MinNumFOp::create(b, loc, y, s.f32(6.0f)), s.f32(-6.0f));
-  Value bits = arith::BitcastOp::create(b, loc, b.getI32Type(), ys);
-  Value magnitudeBits = arith::AndIOp::create(b, loc, bits, s.i32(0x7FFFFFFF));
-  Value exponent = arith::ShRUIOp::create(b, loc, magnitudeBits, s.i32(23));
-  Value binade = arith::MaxUIOp::create(b, loc, exponent, s.i32(127));
-  Value magnitude =
-      arith::BitcastOp::create(b, loc, b.getF32Type(), magnitudeBits);
-  return {bits, magnitude, binade};
+  return {ys, arith::BitcastOp::create(b, loc, b.getI32Type(), ys)};
 }
 
-/// The sign nibble bit (8 for a negative ys) or'ed into a magnitude code.
-Value withSign(OpBuilder &b, Location loc, Value code, Value bits) {
+/// E = biased exponent of max(|ys|, 1): the E2M1 binade of ys.
+Value e2m1Binade(OpBuilder &b, Location loc, Value ys) {
   ScalarBuilder s(b, loc);
-  Value sign = arith::AndIOp::create(
-      b, loc, arith::ShRUIOp::create(b, loc, bits, s.i32(28)), s.i32(8));
-  return arith::OrIOp::create(b, loc, code, sign);
+  Value atLeastOne = arith::MaxNumFOp::create(
+      b, loc, math::AbsFOp::create(b, loc, ys), s.f32(1.0f));
+  return arith::ShRUIOp::create(
+      b, loc, arith::BitcastOp::create(b, loc, b.getI32Type(), atLeastOne),
+      s.i32(23));
+}
+
+/// M = 2^(E - 105) with 2 * (E - 127) in its low bits, as i32 bits:
+/// ((E + 22) << 23) + 2 * E - 254 = E * 0x800002 + (22 << 23) - 254.
+Value e2m1Magic(OpBuilder &b, Location loc, Value binade) {
+  ScalarBuilder s(b, loc);
+  return arith::AddIOp::create(
+      b, loc, arith::MulIOp::create(b, loc, binade, s.i32(0x800002)),
+      s.i32((22 << 23) - 254));
 }
 
 /// encodeE2M1 (RNE, satfinite, NaN -> 7) of `y`: an i32 whose low nibble
-/// is the code (the bits above are not zero). The magic constant carries
-/// the code offset 2 * (E - 127) and, for a negative ys, the sign (its own
-/// sign bit and 8) in its low bits: ys + magic = +-(|ys| + |magic|) (RNE is
-/// symmetric) leaves count + offset + 8 * sign in the low nibble of the
-/// sum; the offsets are even, so ties still go to the even count.
+/// is the code (the bits above are not zero).
 Value encodeNearestFast(OpBuilder &b, Location loc, Value y) {
   ScalarBuilder s(b, loc);
-  Value ys = arith::MaxNumFOp::create(
-      b, loc, arith::MinNumFOp::create(b, loc, y, s.f32(6.0f)), s.f32(-6.0f));
-  Value bits = arith::BitcastOp::create(b, loc, b.getI32Type(), ys);
-  // E = max(biased exponent of |ys|, 127) = biased exponent of max(|ys|, 1).
-  Value atLeastOne = arith::MaxNumFOp::create(
-      b, loc, math::AbsFOp::create(b, loc, ys), s.f32(1.0f));
-  Value binade = arith::ShRUIOp::create(
-      b, loc, arith::BitcastOp::create(b, loc, b.getI32Type(), atLeastOne),
-      s.i32(23));
-  // ((E + 22) << 23) + 2 * E - 254 = E * 0x800002 + (22 << 23) - 254.
-  Value magic = arith::AddIOp::create(
-      b, loc, arith::MulIOp::create(b, loc, binade, s.i32(0x800002)),
-      s.i32((22 << 23) - 254));
+  auto [ys, bits] = clampForE2M1(b, loc, y);
+  Value magic = e2m1Magic(b, loc, e2m1Binade(b, loc, ys));
+  // For a negative ys: the sign bit and 8 (magic's bit 31 and bit 3 are 0).
   Value negative = arith::ShRSIOp::create(b, loc, bits, s.i32(31));
   Value signedMagic = arith::OrIOp::create(
       b, loc, magic,
@@ -226,38 +323,37 @@ Value encodeNearestFast(OpBuilder &b, Location loc, Value y) {
 }
 
 /// encodeE2M1Stochastic of `y` with the random byte at bits
-/// 8 * byteIndex + 7 .. 8 * byteIndex of `word`, as an i32 nibble.
+/// 8 * byteIndex + 7 .. 8 * byteIndex of `word`: an i32 whose low nibble
+/// is the code.
 Value encodeStochasticFast(OpBuilder &b, Location loc, Value y, Value word,
                            int64_t byteIndex) {
   ScalarBuilder s(b, loc);
-  ClampedValue c = clampForE2M1(b, loc, y);
-  // u = fp32(1 + byte / 256) - 1: the byte placed in mantissa bits 22..15.
-  int64_t shift = 8 * byteIndex - 15;
-  Value placed =
-      shift < 0 ? arith::ShLIOp::create(b, loc, word, s.i32(-shift)).getResult()
-                : arith::ShRUIOp::create(b, loc, word, s.i32(shift)).getResult();
-  Value oneAndByte = arith::OrIOp::create(
-      b, loc, arith::AndIOp::create(b, loc, placed, s.i32(0x7F8000)),
-      s.i32(0x3F800000));
-  Value uniform = arith::SubFOp::create(
-      b, loc, arith::BitcastOp::create(b, loc, b.getF32Type(), oneAndByte),
-      s.f32(1.0f));
-  // step(a) = 2^(E - 128): bits (E - 1) << 23.
-  Value step = arith::BitcastOp::create(
+  auto [ys, bits] = clampForE2M1(b, loc, y);
+  Value atLeastOne = arith::MaxNumFOp::create(
+      b, loc, math::AbsFOp::create(b, loc, ys), s.f32(1.0f));
+  Value atLeastOneBits =
+      arith::BitcastOp::create(b, loc, b.getI32Type(), atLeastOne);
+  Value binade = arith::ShRUIOp::create(b, loc, atLeastOneBits, s.i32(23));
+  // 2 * step = 2^(E - 127): max(|ys|, 1) with its mantissa cleared.
+  Value doubleStep = arith::BitcastOp::create(
       b, loc, b.getF32Type(),
-      arith::ShLIOp::create(
-          b, loc, arith::SubIOp::create(b, loc, c.binade, s.i32(1)),
-          s.i32(23)));
-  Value threshold = math::FmaOp::create(b, loc, uniform, step, c.magnitude);
-  Value tBits = arith::BitcastOp::create(b, loc, b.getI32Type(), threshold);
-  Value normal = arith::SubIOp::create(
-      b, loc, arith::ShRUIOp::create(b, loc, tBits, s.i32(22)), s.i32(252));
-  Value atLeastHalf = arith::ExtUIOp::create(
-      b, loc, b.getI32Type(),
-      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge, tBits,
-                            s.i32(0x3F000000)));
-  Value code = arith::MaxSIOp::create(b, loc, normal, atLeastHalf);
-  return withSign(b, loc, code, c.bits);
+      arith::AndIOp::create(b, loc, atLeastOneBits, s.i32(0x7F800000)));
+  // u / 2 = byte / 512: 64 + byte / 512 is bytes {0x42, 0x80, byte, 0x00}
+  // (high to low), then 64 is subtracted; u * step = (u / 2) * (2 * step).
+  Value selector = s.i32(0x7604 | (byteIndex << 4));
+  Value biased = permuteBytes(b, loc, word, s.i32(0x42800000), selector);
+  Value halfUniform = arith::SubFOp::create(
+      b, loc, arith::BitcastOp::create(b, loc, b.getF32Type(), biased),
+      s.f32(64.0f));
+  Value threshold = math::FmaOp::create(b, loc, halfUniform, doubleStep,
+                                        math::AbsFOp::create(b, loc, ys));
+  Value magic = arith::BitcastOp::create(b, loc, b.getF32Type(),
+                                         e2m1Magic(b, loc, binade));
+  Value sum = arith::BitcastOp::create(
+      b, loc, b.getI32Type(), addTowardZero(b, loc, threshold, magic));
+  Value sign = arith::AndIOp::create(
+      b, loc, arith::ShRUIOp::create(b, loc, bits, s.i32(28)), s.i32(8));
+  return arith::OrIOp::create(b, loc, sum, sign);
 }
 
 /// Two i32 words holding the low nibbles of 16 values, element j at bits
@@ -313,7 +409,8 @@ Value halfWarpMax(OpBuilder &b, Location loc, Value value) {
 }
 
 /// One block's E4M3 scale and its 16 values multiplied by the block's
-/// encode factor, ready for E2M1 rounding (lib/Numerics' quantize).
+/// encode factor, ready for E2M1 rounding (lib/Numerics' quantize). The
+/// GEMM epilogue's form: it has no encode table.
 struct ScaledRun {
   Value scaleCode;
   SmallVector<Value> scaled;
@@ -322,11 +419,8 @@ struct ScaledRun {
 ScaledRun scaleRun(OpBuilder &b, Location loc, ArrayRef<Value> values,
                    const ScalarBuilder::TensorScale &scale) {
   ScalarBuilder s(b, loc);
-  Value blockAmax = s.f32(0.0f);
-  for (Value v : values)
-    blockAmax = arith::MaxNumFOp::create(b, loc, blockAmax,
-                                         math::AbsFOp::create(b, loc, v));
-  ScalarBuilder::BlockScale block = s.blockScale(blockAmax, scale);
+  ScalarBuilder::BlockScale block =
+      s.blockScale(amaxOfValues(b, loc, values), scale);
   ScaledRun run{block.code, {}};
   for (Value v : values)
     run.scaled.push_back(arith::MulFOp::create(b, loc, v, block.encode));
@@ -392,47 +486,258 @@ std::array<Value, 2> packStochastic(OpBuilder &b, Location loc,
               arith::ShLIOp::create(b, loc, halves[3], s.i32(16)))};
 }
 
+//===----------------------------------------------------------------------===//
+// Block scales through the encode table
+//===----------------------------------------------------------------------===//
+//
+// A block's encode factor min(1 / (s_b * S_dec), FLT_MAX) depends only on
+// its E4M3 scale code (127 finite non-negative values) and the tensor's
+// S_dec: each block of threads computes the 128 factors once, into shared
+// memory, and a block scale then costs one cvt (for two blocks) and one
+// shared load instead of two correctly rounded divisions.
 
-/// Stores the two code words of run `run` (8 bytes at byte 8 * run).
-void storeRunCodes(OpBuilder &b, Location loc, Value codeWords, Value run,
-                   std::array<Value, 2> words) {
+/// The shared-memory table type (memref<128xf32>, workgroup space).
+MemRefType encodeTableType(MLIRContext *ctx) {
+  return MemRefType::get(
+      {128}, Float32Type::get(ctx), MemRefLayoutAttrInterface(),
+      gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup));
+}
+
+/// Fills `table` (thread t < 128: the factor of scale code t) and waits
+/// for the whole block. Every thread of the block must call it.
+void fillEncodeTable(OpBuilder &b, Location loc, Value table,
+                     const ScalarBuilder::TensorScale &scale) {
   IndexMath m{b, loc};
-  Value vector = vector::FromElementsOp::create(
-      b, loc, VectorType::get({2}, b.getI32Type()), ValueRange{words[0], words[1]});
-  alignedStore(b, loc, vector, codeWords, m.mul(run, 2), 8);
+  Value tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
+  auto ifFill = scf::IfOp::create(b, loc, m.lt(tid, 128), false);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(ifFill.thenBlock());
+    ScalarBuilder s(b, loc);
+    Value code = arith::IndexCastUIOp::create(b, loc, b.getI8Type(), tid);
+    Value factor = s.blockEncode(s.decodeE4M3(code), scale);
+    memref::StoreOp::create(b, loc, factor, table, ValueRange{tid});
+  }
+  gpu::BarrierOp::create(b, loc);
+}
+
+/// The encode factor of the E4M3 scale code in the low byte of `code`
+/// (an integer).
+Value lookupEncode(OpBuilder &b, Location loc, Value table, Value code) {
+  ScalarBuilder s(b, loc);
+  Value wide = code.getType().isInteger(32)
+                   ? code
+                   : arith::ExtUIOp::create(b, loc, b.getI32Type(), code)
+                         .getResult();
+  Value index = arith::IndexCastUIOp::create(
+      b, loc, b.getIndexType(),
+      arith::AndIOp::create(b, loc, wide, s.i32(0xFF)));
+  return memref::LoadOp::create(b, loc, table, ValueRange{index});
+}
+
+/// The E4M3 codes of two block scales (computeBlockScale) from the block
+/// amaxes, as an i16 with `amax0`'s code in the low byte. One
+/// cvt.rn.satfinite.e4m3x2.f32: its saturation is the spec's min(., 448)
+/// (the product is never NaN: amax skips NaN and the multiplier is finite
+/// and positive).
+Value blockScaleCodePair(OpBuilder &b, Location loc, Value amax0, Value amax1,
+                         const ScalarBuilder::TensorScale &scale,
+                         const ChipInfo &chip) {
+  ScalarBuilder s(b, loc);
+  Value scaled0 = arith::MulFOp::create(b, loc, amax0, scale.blockMultiplier);
+  Value scaled1 = arith::MulFOp::create(b, loc, amax1, scale.blockMultiplier);
+  if (chip.has(Instruction::CvtE4M3x2)) {
+    MLIRContext *ctx = b.getContext();
+    // The first operand goes to the high byte.
+    return NVVM::ConvertF32x2ToF8x2Op::create(
+        b, loc, b.getI16Type(), scaled1, scaled0,
+        NVVM::FPRoundingModeAttr::get(ctx, NVVM::FPRoundingMode::RN),
+        NVVM::SaturationModeAttr::get(ctx, NVVM::SaturationMode::SATFINITE),
+        b.getBoolAttr(false), TypeAttr::get(b.getType<Float8E4M3FNType>()));
+  }
+  auto code = [&](Value scaled) {
+    return arith::ExtUIOp::create(
+        b, loc, b.getI16Type(),
+        s.roundToE4M3(s.stdMin(scaled, s.f32(448.0f))).first);
+  };
+  return arith::OrIOp::create(
+      b, loc, code(scaled0),
+      arith::ShLIOp::create(
+          b, loc, code(scaled1),
+          arith::ConstantOp::create(b, loc, b.getI16IntegerAttr(8))));
+}
+
+/// The two code words of a prepared run quantized with encode factor
+/// `encode`: nearest even, or stochastic with the Philox words of its
+/// group.
+std::array<Value, 2> quantizeValues(OpBuilder &b, Location loc,
+                                    ArrayRef<Value> values, Value encode,
+                                    std::optional<std::array<Value, 4>> random,
+                                    const ChipInfo &chip) {
+  SmallVector<Value> scaled;
+  for (Value v : values)
+    scaled.push_back(arith::MulFOp::create(b, loc, v, encode));
+  return random ? packStochastic(b, loc, scaled, *random, chip)
+                : packNearestEven(b, loc, scaled, chip);
+}
+
+//===----------------------------------------------------------------------===//
+// Persistent schedule
+//===----------------------------------------------------------------------===//
+
+/// Blocks of 256 threads one multiprocessor runs at once in the quantize
+/// kernels (nvvm.minctasm): 4 (at most 64 registers a thread, 32 warps,
+/// each with its next loads in flight); 3 (80 registers) for stochastic
+/// rounding, whose Philox key schedule (20 words, hoisted out of the loop)
+/// would spill at 64, and for the RHT (its 16 sums and their BF16 pairs).
+int64_t blocksPerMultiprocessor(bool heavy) { return heavy ? 3 : 4; }
+
+/// Multiprocessors of the chip's largest part, to size persistent grids:
+/// H100 SXM / H200 132, B200 148, RTX 5090 170. The kernels are correct
+/// for any count; the grid only balances best on this one.
+int64_t multiprocessors(const ChipInfo &chip) {
+  switch (chip.smVersion) {
+  case 90:
+    return 132;
+  case 120:
+    return 170;
+  default:
+    return 148;
+  }
+}
+
+/// `groups` groups of 256 work units, walked by `blocks` persistent blocks:
+/// block b takes groups b, b + blocks, ... (counted from the last group
+/// when `reverse`, so that a pass that follows an amax pass over the same
+/// tensor starts on what the amax pass left in L2).
+struct PersistentSchedule {
+  int64_t groups;
+  int64_t blocks;
+  bool reverse;
+};
+
+PersistentSchedule persistentSchedule(int64_t units, bool reverse,
+                                      int64_t blocksPerMultiprocessor,
+                                      const ChipInfo &chip) {
+  int64_t groups = std::max<int64_t>(1, llvm::divideCeil(units, kThreadsPerBlock));
+  return {groups,
+          std::min(groups, multiprocessors(chip) * blocksPerMultiprocessor),
+          reverse};
+}
+
+/// Loads what the group `group` needs into registers.
+using GroupLoader =
+    function_ref<SmallVector<Value>(OpBuilder &, Location, Value group)>;
+/// Computes group `group` from its `loaded` values; returns the new values
+/// of the `carried` ones.
+using GroupBody = function_ref<SmallVector<Value>(
+    OpBuilder &, Location, Value group, ValueRange loaded, ValueRange carried)>;
+
+/// The loop of a persistent kernel: each iteration first issues the loads
+/// of the block's next group (when there is one), then computes the
+/// current group, so that the loads are in flight during the computation.
+/// Returns the final `carried` values.
+SmallVector<Value> emitPrefetchingLoop(OpBuilder &b, Location loc,
+                                       const PersistentSchedule &schedule,
+                                       ValueRange carried, GroupLoader load,
+                                       GroupBody body) {
+  IndexMath m{b, loc};
+  auto walked = [&](OpBuilder &nb, Location nl, Value group) -> Value {
+    if (!schedule.reverse)
+      return group;
+    return arith::SubIOp::create(nb, nl, IndexMath{nb, nl}.c(schedule.groups - 1),
+                                 group);
+  };
+  Value block = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
+  SmallVector<Value> init = load(b, loc, walked(b, loc, block));
+  size_t loadedCount = init.size();
+  llvm::append_range(init, carried);
+  auto loop = scf::ForOp::create(
+      b, loc, block, m.c(schedule.groups), m.c(schedule.blocks), init,
+      [&](OpBuilder &nb, Location nl, Value group, ValueRange iterArgs) {
+        IndexMath nm{nb, nl};
+        ValueRange loaded = iterArgs.take_front(loadedCount);
+        Value next = nm.add(group, nm.c(schedule.blocks));
+        auto prefetch = scf::IfOp::create(
+            nb, nl, nm.lt(next, schedule.groups),
+            [&](OpBuilder &tb, Location tl) {
+              scf::YieldOp::create(tb, tl, load(tb, tl, walked(tb, tl, next)));
+            },
+            [&](OpBuilder &eb, Location el) {
+              scf::YieldOp::create(eb, el, loaded);
+            });
+        SmallVector<Value> results(prefetch.getResults());
+        llvm::append_range(results, body(nb, nl, walked(nb, nl, group), loaded,
+                                          iterArgs.drop_front(loadedCount)));
+        scf::YieldOp::create(nb, nl, results);
+      });
+  return SmallVector<Value>(loop.getResults().drop_front(loadedCount));
+}
+
+/// A run index clamped to a valid run (0) when `valid` is false: threads
+/// past the end compute on real data and skip their stores.
+Value clampRun(OpBuilder &b, Location loc, Value valid, Value run,
+               Value fallback) {
+  return arith::SelectOp::create(b, loc, valid, run, fallback);
+}
+
+/// The two runs of work unit `unit` of a 1x16 kernel: 2 * unit and
+/// 2 * unit + 1, each with its validity, clamped to valid runs.
+struct RunPair {
+  Value first, second;           ///< clamped run indices
+  Value firstValid, secondValid; ///< i1
+};
+
+RunPair locateRunPair(OpBuilder &b, Location loc, Value group,
+                      int64_t runs) {
+  IndexMath m{b, loc};
+  Value unit = m.add(m.mul(group, kThreadsPerBlock),
+                     gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x));
+  Value first = m.mul(unit, 2);
+  Value second = m.add(first, m.c(1));
+  Value firstValid = m.lt(first, runs), secondValid = m.lt(second, runs);
+  Value firstClamped = clampRun(b, loc, firstValid, first, m.c(0));
+  return {firstClamped,
+          clampRun(b, loc, secondValid, second, firstClamped), firstValid,
+          secondValid};
 }
 
 //===----------------------------------------------------------------------===//
 // Kernels
 //===----------------------------------------------------------------------===//
 
-/// Runs of 16 elements each thread of the 1x16 quantize and RHT-amax
-/// kernels owns: their 16-byte loads are all issued before the first use
-/// (memory-level parallelism), at a stride of one block so that each load
-/// instruction of a warp covers consecutive runs.
-constexpr int64_t kRunsPerThread = 4;
+/// Elements of a 16-byte load of `type` (1 for element types that do not
+/// divide 16 bytes).
+int64_t vectorWidth(Type type) {
+  return 16 / (type.getIntOrFloatBitWidth() / 8);
+}
 
 /// Grid-stride max |x| over `x`, finished by warp shuffles and one atomic
-/// max per warp. Each thread keeps kRunsPerThread 16-byte loads in flight
-/// per iteration.
+/// max per warp. Each thread keeps kAmaxLoadsPerThread 16-byte loads in
+/// flight per iteration; the grid is kAmaxBlocksPerMultiprocessor blocks a
+/// multiprocessor (48 warps), one wave where the kernel needs at most 40
+/// registers; 16-bit types are reduced in pairs (max.xorsign.abs, half an
+/// instruction per element).
+constexpr int64_t kAmaxLoadsPerThread = 4;
+constexpr int64_t kAmaxBlocksPerMultiprocessor = 6;
+
 gpu::GPUFuncOp buildAmaxKernel(ModuleOp module, MemRefType input,
-                               int64_t &threads) {
+                               const ChipInfo &chip, int64_t &threads) {
   int64_t count = input.getNumElements();
   // 16-byte vector loads when the size allows (every quantizable tensor:
   // its last dimension is a multiple of 16), elements one by one otherwise.
   Type elementType = input.getElementType();
-  int64_t width = 16 / (elementType.getIntOrFloatBitWidth() / 8);
+  int64_t width = vectorWidth(elementType);
   if (count % width != 0)
     width = 1;
+  bool paired = width > 1 && isPairedType(elementType);
   int64_t chunks = count / width;
-  const int64_t unroll = kRunsPerThread;
-  // About `unroll` chunks per thread, at most 1024 blocks (a full H200).
+  const int64_t unroll = kAmaxLoadsPerThread;
+  // About `unroll` chunks per thread, at most one full wave of the chip
+  // (every thread then runs the same number of groups).
   threads = std::min<int64_t>(
       llvm::alignTo(llvm::divideCeil(chunks, unroll), kThreadsPerBlock),
-      1024 * kThreadsPerBlock);
-  int64_t totalThreads = threads;
-  int64_t groupChunks = unroll * totalThreads;
-  int64_t fullGroups = chunks / groupChunks;
+      multiprocessors(chip) * kAmaxBlocksPerMultiprocessor * kThreadsPerBlock);
   std::string name = "nvfp4_amax_" + std::to_string(count) + "x" +
                      typeName(elementType);
   Type amaxType = MemRefType::get({1}, IntegerType::get(module.getContext(), 32));
@@ -442,18 +747,39 @@ gpu::GPUFuncOp buildAmaxKernel(ModuleOp module, MemRefType input,
         ScalarBuilder s(b, loc);
         IndexMath m{b, loc};
         Value tid = globalThreadIndex(b, loc);
-        auto maxOfChunk = [&](OpBuilder &nb, Location nl, SmallVector<Value> &out,
-                              Value chunk) {
-          if (width == 1) {
-            out.push_back(
-                memref::LoadOp::create(nb, nl, args[0], ValueRange{chunk}));
-            return;
-          }
+        // The grid size as the kernel sees it: loop bounds that LLVM cannot
+        // fold keep it from unrolling the (few) groups and hoisting all
+        // their loads, which spills at this register budget.
+        Value totalThreads = arith::MulIOp::create(
+            b, loc, gpu::GridDimOp::create(b, loc, gpu::Dimension::x),
+            m.c(kThreadsPerBlock));
+        Value groupChunks = arith::MulIOp::create(b, loc, totalThreads,
+                                                  m.c(unroll));
+        Value fullGroups =
+            arith::DivUIOp::create(b, loc, m.c(chunks), groupChunks);
+        auto loadChunk = [&](OpBuilder &nb, Location nl, Value chunk) -> Value {
+          if (width == 1)
+            return memref::LoadOp::create(nb, nl, args[0], ValueRange{chunk});
           IndexMath nm{nb, nl};
-          out.push_back(alignedLoad(nb, nl, args[0], nm.mul(chunk, width),
-                                    width, 16));
+          return alignedLoad(nb, nl, args[0], nm.mul(chunk, width), width, 16);
         };
-        auto absMax = [&](OpBuilder &nb, Location nl, Value acc, Value loaded) {
+        // The running maximum: a pair of |x| maxima for 16-bit types, an
+        // f32 otherwise. Both start at 0 and never become NaN.
+        Type pairType = VectorType::get({2}, elementType);
+        Value zero =
+            paired ? arith::ConstantOp::create(
+                         b, loc, DenseElementsAttr::get(
+                                     cast<ShapedType>(pairType),
+                                     b.getZeroAttr(elementType)))
+                         .getResult()
+                   : s.f32(0.0f);
+        auto accumulate = [&](OpBuilder &nb, Location nl, Value acc,
+                              Value loaded) -> Value {
+          if (paired) {
+            for (Value pair : pairsOf(nb, nl, loaded))
+              acc = maxMagnitudePair(nb, nl, acc, pair);
+            return acc;
+          }
           ScalarBuilder ns(nb, nl);
           SmallVector<Value> values;
           if (width == 1) {
@@ -470,248 +796,492 @@ gpu::GPUFuncOp buildAmaxKernel(ModuleOp module, MemRefType input,
         };
         // Full groups: `unroll` loads issued, then reduced.
         auto groups = scf::ForOp::create(
-            b, loc, m.c(0), m.c(fullGroups), m.c(1), ValueRange{s.f32(0.0f)},
+            b, loc, m.c(0), fullGroups, m.c(1), ValueRange{zero},
             [&](OpBuilder &nb, Location nl, Value group, ValueRange acc) {
               IndexMath nm{nb, nl};
-              Value first = nm.add(nm.mul(group, groupChunks), tid);
+              Value first = nm.add(
+                  arith::MulIOp::create(nb, nl, group, groupChunks), tid);
               SmallVector<Value> loaded;
               for (int64_t k = 0; k < unroll; ++k)
-                maxOfChunk(nb, nl, loaded,
-                           nm.add(first, nm.c(k * totalThreads)));
+                loaded.push_back(loadChunk(
+                    nb, nl,
+                    nm.add(first, arith::MulIOp::create(nb, nl, totalThreads,
+                                                        nm.c(k)))));
               Value max = acc[0];
               for (Value v : loaded)
-                max = absMax(nb, nl, max, v);
+                max = accumulate(nb, nl, max, v);
               scf::YieldOp::create(nb, nl, max);
             });
         // The rest, one chunk at a time.
         auto tail = scf::ForOp::create(
-            b, loc, m.add(tid, m.c(fullGroups * groupChunks)), m.c(chunks),
-            m.c(totalThreads), ValueRange{groups.getResult(0)},
+            b, loc,
+            m.add(tid, arith::MulIOp::create(b, loc, fullGroups, groupChunks)),
+            m.c(chunks), totalThreads, ValueRange{groups.getResult(0)},
             [&](OpBuilder &nb, Location nl, Value chunk, ValueRange acc) {
-              SmallVector<Value> loaded;
-              maxOfChunk(nb, nl, loaded, chunk);
-              scf::YieldOp::create(nb, nl, absMax(nb, nl, acc[0], loaded[0]));
+              scf::YieldOp::create(
+                  nb, nl, accumulate(nb, nl, acc[0], loadChunk(nb, nl, chunk)));
             });
-        warpMaxToAmax(b, loc, tail.getResult(0), args[1]);
-      });
-}
-
-/// Where the runs of a thread of the run kernels are: run k of thread t of
-/// block b is b' * (256 * kRunsPerThread) + k * 256 + t, where the blocks
-/// walk the tensor from its end (b' = blocks - 1 - b): the amax pass that
-/// precedes a quantization reads the tensor from its start, so its last
-/// reads are still in L2 when the first blocks of the quantization run.
-/// Runs past the end are clamped to run 0 (`valid` false): they compute on
-/// real data and skip their stores.
-struct ThreadRuns {
-  SmallVector<Value> run, valid;
-};
-
-ThreadRuns locateThreadRuns(OpBuilder &b, Location loc, int64_t segments,
-                            int64_t blocks) {
-  IndexMath m{b, loc};
-  Value block = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
-  Value reversed = arith::SubIOp::create(b, loc, m.c(blocks - 1), block);
-  Value first = m.add(m.mul(reversed, kThreadsPerBlock * kRunsPerThread),
-                      gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x));
-  ThreadRuns runs;
-  for (int64_t k = 0; k < kRunsPerThread; ++k) {
-    Value run = m.add(first, m.c(k * kThreadsPerBlock));
-    Value valid = m.lt(run, segments);
-    runs.valid.push_back(valid);
-    runs.run.push_back(arith::SelectOp::create(b, loc, valid, run, m.c(0)));
-  }
-  return runs;
-}
-
-/// Blocks of the run kernels for `segments` runs of 16.
-int64_t runKernelBlocks(int64_t segments) {
-  return llvm::divideCeil(segments, kThreadsPerBlock * kRunsPerThread);
-}
-
-/// Post-RHT amax (NUMERICS.md section 4: the amax of the BF16 RHT output),
-/// without writing the RHT output: each run's 16 outputs are computed in
-/// registers exactly as the hadamard kernel computes them.
-gpu::GPUFuncOp buildHadamardAmaxKernel(ModuleOp module, MemRefType input,
-                                       uint32_t signMask) {
-  int64_t count = input.getNumElements();
-  int64_t segments = count / 16;
-  int64_t blocks = runKernelBlocks(segments);
-  Type elementType = input.getElementType();
-  std::string name = "nvfp4_rht_amax_" + std::to_string(count) + "x" +
-                     typeName(elementType) + "_mask" + std::to_string(signMask);
-  Type amaxType = MemRefType::get({1}, IntegerType::get(module.getContext(), 32));
-  return getOrCreateKernel(
-      module, name, {input, amaxType}, kThreadsPerBlock,
-      [&](OpBuilder &b, Location loc, ValueRange args) {
-        ScalarBuilder s(b, loc);
-        IndexMath m{b, loc};
-        ThreadRuns runs = locateThreadRuns(b, loc, segments, blocks);
-        SmallVector<Value> loaded;
-        for (Value run : runs.run)
-          loaded.push_back(loadSixteenRaw(b, loc, args[0], m.mul(run, 16)));
-        Value max = s.f32(0.0f);
-        for (Value vector : loaded) {
-          SmallVector<Value> w = hadamardSixteen(
-              b, loc, extendSixteen(b, loc, vector), signMask, elementType);
-          for (Value v : w)
-            max = arith::MaxNumFOp::create(
-                b, loc, max, math::AbsFOp::create(b, loc, s.toF32(v)));
-        }
+        Value max = tail.getResult(0);
+        if (paired)
+          max = amaxOfPairs(b, loc, {max});
         warpMaxToAmax(b, loc, max, args[1]);
       });
 }
 
-/// The arguments of a quantize kernel: input, amax (i32 bits), packed
-/// codes, scales, and the seed for stochastic rounding.
-static SmallVector<Type> quantizeArgTypes(BlockScaledTensorType type,
-                                         Type elementType, bool stochastic) {
-  MLIRContext *ctx = type.getContext();
-  int64_t count = product(type.getShape());
-  auto i8 = IntegerType::get(ctx, 8);
-  SmallVector<Type> types = {
-      MemRefType::get({count}, elementType),
-      MemRefType::get({1}, IntegerType::get(ctx, 32)),
-      MemRefType::get({count / 2}, i8),
-      MemRefType::get({product(type.getScalesType().getShape())}, i8)};
-  if (stochastic)
-    types.push_back(IntegerType::get(ctx, 64));
-  return types;
-}
-
-/// 1x16 quantization, kRunsPerThread runs per thread: all 16-byte loads
-/// first, then per run the block scale, the codes (two i32 words, one
-/// 8-byte store) and the scale byte. With `rhtMask`, each run is first
-/// replaced by its 16-point RHT rounded to the input type (the fused
-/// wgrad-operand kernel: the RHT output never reaches device memory).
-gpu::GPUFuncOp buildRunQuantizeKernel(ModuleOp module,
-                                      BlockScaledTensorType type,
-                                      Type elementType, bool stochastic,
-                                      std::optional<uint32_t> rhtMask,
-                                      const ChipInfo &chip, int64_t &blocks) {
-  int64_t count = product(type.getShape());
-  int64_t cols = type.getCols(), colBlocks = cols / 16;
-  int64_t segments = count / 16;
-  blocks = runKernelBlocks(segments);
-  SmallVector<Type> argTypes =
-      quantizeArgTypes(type, elementType, stochastic);
-  std::string name =
-      std::string(rhtMask ? "nvfp4_rht_quantize_" : "nvfp4_quantize_") +
-      shapeName(type.getShape()) + "x" + typeName(elementType) + "_1x16" +
-      (stochastic ? "_sr" : "_rn") +
-      (type.getLayout() == ScaleLayout::Linear ? "" : "_swizzled") +
-      (rhtMask ? "_mask" + std::to_string(*rhtMask) : "");
-  int64_t blockCount = blocks;
+/// Post-RHT amax (NUMERICS.md section 4: the amax of the BF16 RHT output),
+/// without writing the RHT output: each run's 16 outputs are computed in
+/// registers exactly as the hadamard kernel computes them. Persistent, two
+/// runs per work unit, forward (the quantization that follows walks back).
+gpu::GPUFuncOp buildHadamardAmaxKernel(ModuleOp module, MemRefType input,
+                                       uint32_t signMask, const ChipInfo &chip,
+                                       PersistentSchedule &schedule) {
+  int64_t count = input.getNumElements();
+  int64_t runs = count / 16;
+  schedule = persistentSchedule(llvm::divideCeil(runs, 2), /*reverse=*/false,
+                                blocksPerMultiprocessor(false), chip);
+  PersistentSchedule local = schedule;
+  Type elementType = input.getElementType();
+  std::string name = "nvfp4_rht_amax_" + std::to_string(count) + "x" +
+                     typeName(elementType) + "_mask" + std::to_string(signMask);
+  Type amaxType = MemRefType::get({1}, IntegerType::get(module.getContext(), 32));
+  KernelOptions options;
+  options.minBlocksPerMultiprocessor = blocksPerMultiprocessor(false);
   return getOrCreateKernel(
-      module, name, argTypes, kThreadsPerBlock,
+      module, name, {input, amaxType}, options,
       [&](OpBuilder &b, Location loc, ValueRange args) {
         ScalarBuilder s(b, loc);
-        IndexMath m{b, loc};
-        ThreadRuns runs = locateThreadRuns(b, loc, segments, blockCount);
-        SmallVector<Value> loaded;
-        for (Value run : runs.run)
-          loaded.push_back(loadSixteenRaw(b, loc, args[0], m.mul(run, 16)));
-        ScalarBuilder::TensorScale scale =
-            s.tensorScale(loadAmax(b, loc, args[1]));
-        Value codeWords = codesAsWords(b, loc, args[2]);
-        for (int64_t k = 0; k < kRunsPerThread; ++k) {
-          Value run = runs.run[k];
-          SmallVector<Value> values = extendSixteen(b, loc, loaded[k]);
-          if (rhtMask) {
-            values = hadamardSixteen(b, loc, values, *rhtMask, elementType);
-            for (Value &v : values)
-              v = s.toF32(v);
-          }
-          ScaledRun scaledRun = scaleRun(b, loc, values, scale);
-          QuantizedRun quantized{scaledRun.scaleCode, {}};
-          if (stochastic) {
-            // Philox group = linear index of the first element / 16.
-            Value group =
-                arith::IndexCastUIOp::create(b, loc, b.getI64Type(), run);
-            quantized.words = packStochastic(
-                b, loc, scaledRun.scaled, s.philoxGroup(args[4], group), chip);
-          } else {
-            quantized.words = packNearestEven(b, loc, scaledRun.scaled, chip);
-          }
-          auto ifValid = scf::IfOp::create(b, loc, runs.valid[k], false);
-          OpBuilder::InsertionGuard guard(b);
-          b.setInsertionPointToStart(ifValid.thenBlock());
-          storeRunCodes(b, loc, codeWords, run, quantized.words);
-          Value offset = scaleOffset(m, type, m.div(run, colBlocks),
-                                     m.rem(run, colBlocks));
-          memref::StoreOp::create(b, loc, quantized.scaleCode, args[3],
-                                  ValueRange{offset});
-        }
+        SmallVector<Value> result = emitPrefetchingLoop(
+            b, loc, local, ValueRange{s.f32(0.0f)},
+            [&](OpBuilder &nb, Location nl, Value group) {
+              IndexMath nm{nb, nl};
+              RunPair pair = locateRunPair(nb, nl, group, runs);
+              return SmallVector<Value>{
+                  loadSixteenRaw(nb, nl, args[0], nm.mul(pair.first, 16)),
+                  loadSixteenRaw(nb, nl, args[0], nm.mul(pair.second, 16))};
+            },
+            [&](OpBuilder &nb, Location nl, Value, ValueRange loaded,
+                ValueRange carried) {
+              // Clamped runs repeat a valid run: harmless for a max.
+              Value max = carried[0];
+              for (Value vector : loaded)
+                max = arith::MaxNumFOp::create(
+                    nb, nl, max, prepareRun(nb, nl, vector, signMask).amax);
+              return SmallVector<Value>{max};
+            });
+        warpMaxToAmax(b, loc, result[0], args[1]);
       });
 }
 
-/// Quantization with 16x16 blocks (one thread per row run of a tile, the
-/// tile amax reduced across 16 lanes) of a flattened tensor of `type`'s
-/// shape.
-gpu::GPUFuncOp buildQuantizeKernel(ModuleOp module, BlockScaledTensorType type,
-                                   Type elementType, bool stochastic,
-                                   const ChipInfo &chip) {
+/// The argument layout of a quantize kernel: input, amax (device buffer of
+/// FP32 bits, or an f32 argument that the kernel copies to `amaxOut`),
+/// packed codes, scales, the transposed copy's codes and scales (16x16
+/// only), and the seed of stochastic rounding. -1: absent.
+struct QuantizeSignature {
+  SmallVector<Type> types;
+  int64_t input = 0, amax = 1, codes = 2, scales = 3;
+  int64_t transposedCodes = -1, transposedScales = -1, amaxOut = -1,
+          seed = -1;
+};
+
+QuantizeSignature quantizeSignature(BlockScaledTensorType type,
+                                    Type elementType, bool stochastic,
+                                    bool amaxArgument, bool transposedCopy) {
+  MLIRContext *ctx = type.getContext();
   int64_t count = product(type.getShape());
-  int64_t cols = type.getCols(), colBlocks = cols / 16;
-  int64_t blockRows = type.getBlockRows();
-  int64_t segments = count / 16;
-  SmallVector<Type> argTypes =
-      quantizeArgTypes(type, elementType, stochastic);
+  auto i8 = IntegerType::get(ctx, 8);
+  auto amaxBuffer = MemRefType::get({1}, IntegerType::get(ctx, 32));
+  QuantizeSignature sig;
+  sig.types = {MemRefType::get({count}, elementType),
+               amaxArgument ? Type(Float32Type::get(ctx)) : Type(amaxBuffer),
+               MemRefType::get({count / 2}, i8),
+               MemRefType::get({product(type.getScalesType().getShape())}, i8)};
+  auto add = [&](Type t) {
+    sig.types.push_back(t);
+    return static_cast<int64_t>(sig.types.size()) - 1;
+  };
+  if (transposedCopy) {
+    sig.transposedCodes = add(MemRefType::get({count / 2}, i8));
+    sig.transposedScales = add(MemRefType::get({count / 256}, i8));
+  }
+  if (amaxArgument)
+    sig.amaxOut = add(amaxBuffer);
+  if (stochastic)
+    sig.seed = add(IntegerType::get(ctx, 64));
+  return sig;
+}
+
+/// The kernel name suffix of the amax source and rounding.
+std::string quantizeNameSuffix(bool stochastic, BlockScaledTensorType type,
+                               bool amaxArgument) {
+  return std::string(stochastic ? "_sr" : "_rn") +
+         (type.getLayout() == ScaleLayout::Linear ? "" : "_swizzled") +
+         (amaxArgument ? "_amaxarg" : "");
+}
+
+/// The prologue every quantize kernel shares: the tensor amax (copied to
+/// the result's amax buffer by one thread when it is an argument), its
+/// tensor scale, and the encode table in shared memory.
+ScalarBuilder::TensorScale quantizePrologue(OpBuilder &b, Location loc,
+                                            ValueRange args,
+                                            const QuantizeSignature &sig,
+                                            Value table) {
+  ScalarBuilder s(b, loc);
+  IndexMath m{b, loc};
+  Value amax = args[sig.amax];
+  if (sig.amaxOut >= 0) {
+    Value first = arith::AndIOp::create(
+        b, loc, m.eq(gpu::BlockIdOp::create(b, loc, gpu::Dimension::x), 0),
+        m.eq(gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x), 0));
+    auto ifFirst = scf::IfOp::create(b, loc, first, false);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(ifFirst.thenBlock());
+    memref::StoreOp::create(
+        b, loc, arith::BitcastOp::create(b, loc, b.getI32Type(), amax),
+        args[sig.amaxOut], ValueRange{m.c(0)});
+  } else {
+    amax = loadAmax(b, loc, amax);
+  }
+  ScalarBuilder::TensorScale scale = s.tensorScale(amax);
+  fillEncodeTable(b, loc, table, scale);
+  return scale;
+}
+
+/// The Philox words of the run starting at element 16 * `run`.
+std::optional<std::array<Value, 4>> runRandomBits(OpBuilder &b, Location loc,
+                                                  ValueRange args,
+                                                  const QuantizeSignature &sig,
+                                                  Value run) {
+  if (sig.seed < 0)
+    return std::nullopt;
+  ScalarBuilder s(b, loc);
+  // mul.lo.u32 and mul.hi.u32 of the same operands, which ptxas joins into
+  // one wide multiply; arith.mului_extended goes through 64-bit products
+  // that NVPTX splits back with 64-bit shifts and xors.
+  auto multiply = [&](Value lhs, Value rhs) -> std::pair<Value, Value> {
+    Value high = LLVM::CallIntrinsicOp::create(
+                     b, loc, b.getI32Type(),
+                     b.getStringAttr("llvm.nvvm.mulhi.ui"),
+                     ValueRange{lhs, rhs})
+                     .getResult(0);
+    return {high, arith::MulIOp::create(b, loc, lhs, rhs)};
+  };
+  return s.philoxGroup(
+      args[sig.seed], arith::IndexCastUIOp::create(b, loc, b.getI64Type(), run),
+      multiply);
+}
+
+/// 1x16 quantization (optionally of the RHT of the input), persistent: a
+/// work unit is two adjacent runs (32 elements: four 16-byte loads, one
+/// 16-byte store of codes, one 2-byte store of linear scales); blocks walk
+/// the tensor from its end.
+gpu::GPUFuncOp buildRowQuantizeKernel(ModuleOp module,
+                                      BlockScaledTensorType type,
+                                      Type elementType, bool stochastic,
+                                      std::optional<uint32_t> rhtMask,
+                                      bool amaxArgument, const ChipInfo &chip,
+                                      PersistentSchedule &schedule) {
+  MLIRContext *ctx = module.getContext();
+  int64_t count = product(type.getShape());
+  int64_t colBlocks = type.getCols() / 16;
+  int64_t runs = count / 16;
+  bool heavy = stochastic || rhtMask.has_value();
+  schedule = persistentSchedule(llvm::divideCeil(runs, 2), /*reverse=*/true,
+                                blocksPerMultiprocessor(heavy), chip);
+  PersistentSchedule local = schedule;
+  QuantizeSignature sig = quantizeSignature(type, elementType, stochastic,
+                                            amaxArgument,
+                                            /*transposedCopy=*/false);
+  bool linear = type.getLayout() == ScaleLayout::Linear;
   std::string name =
-      "nvfp4_quantize_" + shapeName(type.getShape()) + "x" +
-      typeName(elementType) + "_" + std::to_string(blockRows) + "x16" +
-      (stochastic ? "_sr" : "_rn") +
-      (type.getLayout() == ScaleLayout::Linear ? "" : "_swizzled");
+      std::string(rhtMask ? "nvfp4_rht_quantize_" : "nvfp4_quantize_") +
+      shapeName(type.getShape()) + "x" + typeName(elementType) + "_1x16" +
+      quantizeNameSuffix(stochastic, type, amaxArgument) +
+      (rhtMask ? "_mask" + std::to_string(*rhtMask) : "");
+  KernelOptions options;
+  options.workgroupBuffers = {encodeTableType(ctx)};
+  options.minBlocksPerMultiprocessor = blocksPerMultiprocessor(heavy);
   return getOrCreateKernel(
-      module, name, argTypes, kThreadsPerBlock,
+      module, name, sig.types, options,
       [&](OpBuilder &b, Location loc, ValueRange args) {
-        ScalarBuilder s(b, loc);
-        IndexMath m{b, loc};
-        // Threads past the end compute on segment 0 and skip the stores: all
-        // lanes must take part in the tile shuffles.
-        Value tid = globalThreadIndex(b, loc);
-        Value valid = m.lt(tid, segments);
-        Value segment = arith::SelectOp::create(b, loc, valid, tid, m.c(0));
-        SegmentPosition pos = locateSegment(m, segment, colBlocks, blockRows);
-        Value base = m.add(m.mul(pos.row, cols), m.mul(pos.colBlock, 16));
-
-        SmallVector<Value> values = loadSixteen(b, loc, args[0], base);
+        Value table = args.back();
         ScalarBuilder::TensorScale scale =
-            s.tensorScale(loadAmax(b, loc, args[1]));
-        Value blockAmax = s.f32(0.0f);
-        for (Value v : values)
-          blockAmax = arith::MaxNumFOp::create(
-              b, loc, blockAmax, math::AbsFOp::create(b, loc, v));
-        if (blockRows != 1)
-          blockAmax = halfWarpMax(b, loc, blockAmax);
-        ScalarBuilder::BlockScale block = s.blockScale(blockAmax, scale);
+            quantizePrologue(b, loc, args, sig, table);
+        Value codeWords = codesAsWords(b, loc, args[sig.codes]);
+        // Linear scales of a pair are adjacent: one 2-byte store.
+        int64_t scaleCount =
+            cast<MemRefType>(args[sig.scales].getType()).getNumElements();
+        Value scalePairs =
+            linear ? memref::ViewOp::create(
+                         b, loc,
+                         MemRefType::get({scaleCount / 2}, b.getI16Type()),
+                         args[sig.scales], indexConstant(b, loc, 0),
+                         ValueRange())
+                         .getResult()
+                   : Value();
+        emitPrefetchingLoop(
+            b, loc, local, ValueRange(),
+            [&](OpBuilder &nb, Location nl, Value group) {
+              IndexMath nm{nb, nl};
+              RunPair pair = locateRunPair(nb, nl, group, runs);
+              return SmallVector<Value>{
+                  loadSixteenRaw(nb, nl, args[sig.input], nm.mul(pair.first, 16)),
+                  loadSixteenRaw(nb, nl, args[sig.input],
+                                 nm.mul(pair.second, 16))};
+            },
+            [&](OpBuilder &nb, Location nl, Value group, ValueRange loaded,
+                ValueRange) {
+              RunPair pair = locateRunPair(nb, nl, group, runs);
+              std::array<Value, 2> run = {pair.first, pair.second};
+              // One run after the other (each its own cvt for the scale):
+              // only one run's 16 values are live at a time.
+              std::array<std::array<Value, 2>, 2> words;
+              std::array<Value, 2> scaleCodes;
+              for (int64_t k = 0; k < 2; ++k) {
+                PreparedRun prepared = prepareRun(nb, nl, loaded[k], rhtMask);
+                scaleCodes[k] = arith::ExtUIOp::create(
+                    nb, nl, nb.getI32Type(),
+                    blockScaleCodePair(nb, nl, prepared.amax, prepared.amax,
+                                       scale, chip));
+                words[k] = quantizeValues(
+                    nb, nl, prepared.values,
+                    lookupEncode(nb, nl, table, scaleCodes[k]),
+                    runRandomBits(nb, nl, args, sig, run[k]), chip);
+              }
+              // The two scale bytes, first run in the low byte.
+              Value codes = arith::TruncIOp::create(
+                  nb, nl, nb.getI16Type(),
+                  arith::OrIOp::create(
+                      nb, nl,
+                      arith::AndIOp::create(nb, nl, scaleCodes[0],
+                                            ScalarBuilder(nb, nl).i32(0xFF)),
+                      arith::ShLIOp::create(nb, nl, scaleCodes[1],
+                                            ScalarBuilder(nb, nl).i32(8))));
+              auto scaleByte = [&](OpBuilder &sb, Location sl, int64_t k) -> Value {
+                Value byte = arith::TruncIOp::create(sb, sl, sb.getI8Type(),
+                                                     codes);
+                if (k == 0)
+                  return byte;
+                return arith::TruncIOp::create(
+                    sb, sl, sb.getI8Type(),
+                    arith::ShRUIOp::create(
+                        sb, sl, codes,
+                        arith::ConstantOp::create(sb, sl,
+                                                  sb.getI16IntegerAttr(8))));
+              };
+              auto storeScale = [&](OpBuilder &sb, Location sl, int64_t k) {
+                IndexMath sm{sb, sl};
+                Value offset = scaleOffset(sm, type, sm.div(run[k], colBlocks),
+                                           sm.rem(run[k], colBlocks));
+                memref::StoreOp::create(sb, sl, scaleByte(sb, sl, k),
+                                        args[sig.scales], ValueRange{offset});
+              };
+              // Both runs valid (all but possibly the last unit): one
+              // 16-byte code store; else only the first run, if valid.
+              scf::IfOp::create(
+                  nb, nl, pair.secondValid,
+                  [&](OpBuilder &tb, Location tl) {
+                    IndexMath tm{tb, tl};
+                    Value all = vector::FromElementsOp::create(
+                        tb, tl, VectorType::get({4}, tb.getI32Type()),
+                        ValueRange{words[0][0], words[0][1], words[1][0],
+                                   words[1][1]});
+                    alignedStore(tb, tl, all, codeWords, tm.mul(run[0], 2), 16);
+                    if (linear) {
+                      memref::StoreOp::create(tb, tl, codes, scalePairs,
+                                              ValueRange{tm.div(run[0], 2)});
+                    } else {
+                      storeScale(tb, tl, 0);
+                      storeScale(tb, tl, 1);
+                    }
+                    scf::YieldOp::create(tb, tl);
+                  },
+                  [&](OpBuilder &eb, Location el) {
+                    auto ifFirst =
+                        scf::IfOp::create(eb, el, pair.firstValid, false);
+                    {
+                      OpBuilder::InsertionGuard guard(eb);
+                      eb.setInsertionPointToStart(ifFirst.thenBlock());
+                      IndexMath em{eb, el};
+                      Value half = vector::FromElementsOp::create(
+                          eb, el, VectorType::get({2}, eb.getI32Type()),
+                          ValueRange{words[0][0], words[0][1]});
+                      alignedStore(eb, el, half, codeWords, em.mul(run[0], 2),
+                                   8);
+                      storeScale(eb, el, 0);
+                    }
+                    scf::YieldOp::create(eb, el);
+                  });
+              return SmallVector<Value>();
+            });
+      });
+}
 
-        SmallVector<Value> scaled;
-        for (Value v : values)
-          scaled.push_back(arith::MulFOp::create(b, loc, v, block.encode));
-        std::array<Value, 2> words;
-        if (stochastic) {
-          // Philox group = linear index of the first element / 16.
-          Value group = arith::IndexCastUIOp::create(b, loc, b.getI64Type(),
-                                                     m.div(base, 16));
-          words = packStochastic(b, loc, scaled,
-                                 s.philoxGroup(args[4], group), chip);
-        } else {
-          words = packNearestEven(b, loc, scaled, chip);
-        }
-        Value codeWords = codesAsWords(b, loc, args[2]);
+/// Tiles a half warp of the 16x16 quantize kernel takes per group: two
+/// horizontally adjacent ones, so that a lane has two 32-byte loads in
+/// flight.
+constexpr int64_t kTilesPerHalfWarp = 2;
+/// A group of the 16x16 kernel: 4 x 8 tiles (64 x 128 elements). A row of
+/// the region is 64 bytes of codes, a column 32 bytes of transposed codes.
+constexpr int64_t kRegionTileRows = 4;
+constexpr int64_t kRegionTileCols = 4 * kTilesPerHalfWarp;
 
-        auto ifValid = scf::IfOp::create(b, loc, valid, false);
-        OpBuilder::InsertionGuard guard(b);
-        b.setInsertionPointToStart(ifValid.thenBlock());
-        storeRunCodes(b, loc, codeWords, m.div(base, 16), words);
-        Value offset = scaleOffset(m, type, pos.row, pos.colBlock);
-        bool onePerTile = blockRows != 1 && type.getLayout() == ScaleLayout::Linear;
-        if (onePerTile) {
-          auto ifFirst = scf::IfOp::create(b, loc, m.eq(pos.rowInTile, 0), false);
-          b.setInsertionPointToStart(ifFirst.thenBlock());
-        }
-        memref::StoreOp::create(b, loc, block.code, args[3], ValueRange{offset});
+/// Where a lane of a 16x16 kernel works on one of its tiles: half warp h
+/// takes tiles (h / 4, 2 * (h % 4) + k), k < 2, of the group's region and
+/// lane i of the half warp the tile's row i. Lanes of tiles past the edge
+/// use tile (0, 0) (`valid` false): they must take part in the tile
+/// shuffles and skip their stores.
+struct TileLane {
+  Value tileRow, tileCol; ///< tile coordinates (clamped)
+  Value row;              ///< flattened element row: tileRow * 16 + i
+  Value rowInTile;        ///< i
+  Value valid;            ///< i1
+};
+
+TileLane locateTileLane(OpBuilder &b, Location loc, Value region, int64_t k,
+                        int64_t tileRows, int64_t tileCols) {
+  IndexMath m{b, loc};
+  int64_t regionCols = llvm::divideCeil(tileCols, kRegionTileCols);
+  Value tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
+  Value halfWarp = m.div(tid, 16), rowInTile = m.rem(tid, 16);
+  Value tileRow = m.add(m.mul(m.div(region, regionCols), kRegionTileRows),
+                        m.div(halfWarp, 4));
+  Value tileCol =
+      m.add(m.mul(m.rem(region, regionCols), kRegionTileCols),
+            m.add(m.mul(m.rem(halfWarp, 4), kTilesPerHalfWarp), m.c(k)));
+  Value valid = arith::AndIOp::create(b, loc, m.lt(tileRow, tileRows),
+                                      m.lt(tileCol, tileCols));
+  tileRow = arith::SelectOp::create(b, loc, valid, tileRow, m.c(0));
+  tileCol = arith::SelectOp::create(b, loc, valid, tileCol, m.c(0));
+  return {tileRow, tileCol, m.add(m.mul(tileRow, 16), rowInTile), rowInTile,
+          valid};
+}
+
+/// Persistent schedule of the 16x16 kernels: one 4 x 8-tile region per
+/// group.
+PersistentSchedule tileSchedule(int64_t tileRows, int64_t tileCols,
+                                bool stochastic, const ChipInfo &chip) {
+  int64_t regions = llvm::divideCeil(tileRows, kRegionTileRows) *
+                    llvm::divideCeil(tileCols, kRegionTileCols);
+  return persistentSchedule(regions * kThreadsPerBlock, /*reverse=*/true,
+                            blocksPerMultiprocessor(stochastic), chip);
+}
+
+/// Quantization with 16x16 blocks, persistent over 4 x 8-tile regions; a
+/// lane quantizes one row of each of two tiles (a tile amax reduced across
+/// its 16 lanes) and, with `transposedCopy`, also writes the transposed
+/// codes and scales (nvfp4.transpose of the result) from the same
+/// registers: the codes of a tile transposed across its 16 lanes
+/// (transposeNibbles16). One tile after the other: one tile's values live
+/// at a time.
+gpu::GPUFuncOp buildTileQuantizeKernel(ModuleOp module,
+                                       BlockScaledTensorType type,
+                                       Type elementType, bool stochastic,
+                                       bool amaxArgument, bool transposedCopy,
+                                       const ChipInfo &chip,
+                                       PersistentSchedule &schedule) {
+  MLIRContext *ctx = module.getContext();
+  int64_t count = product(type.getShape());
+  int64_t rows = type.getRows(), cols = type.getCols();
+  int64_t tileRows = count / cols / 16, tileCols = cols / 16;
+  schedule = tileSchedule(tileRows, tileCols, stochastic, chip);
+  PersistentSchedule local = schedule;
+  QuantizeSignature sig = quantizeSignature(type, elementType, stochastic,
+                                            amaxArgument, transposedCopy);
+  bool linear = type.getLayout() == ScaleLayout::Linear;
+  std::string name = "nvfp4_quantize_" + shapeName(type.getShape()) + "x" +
+                     typeName(elementType) + "_16x16" +
+                     quantizeNameSuffix(stochastic, type, amaxArgument) +
+                     (transposedCopy ? "_and_transpose" : "");
+  KernelOptions options;
+  options.workgroupBuffers = {encodeTableType(ctx)};
+  options.minBlocksPerMultiprocessor = blocksPerMultiprocessor(stochastic);
+  return getOrCreateKernel(
+      module, name, sig.types, options,
+      [&](OpBuilder &b, Location loc, ValueRange args) {
+        Value table = args.back();
+        ScalarBuilder::TensorScale scale =
+            quantizePrologue(b, loc, args, sig, table);
+        Value codeWords = codesAsWords(b, loc, args[sig.codes]);
+        Value transposedWords =
+            transposedCopy ? codesAsWords(b, loc, args[sig.transposedCodes])
+                           : Value();
+        Value lane = arith::IndexCastUIOp::create(
+            b, loc, b.getI32Type(),
+            gpu::LaneIdOp::create(b, loc, /*upperBound=*/nullptr));
+        emitPrefetchingLoop(
+            b, loc, local, ValueRange(),
+            [&](OpBuilder &nb, Location nl, Value region) {
+              IndexMath nm{nb, nl};
+              SmallVector<Value> loaded;
+              for (int64_t k = 0; k < kTilesPerHalfWarp; ++k) {
+                TileLane t =
+                    locateTileLane(nb, nl, region, k, tileRows, tileCols);
+                Value base =
+                    nm.add(nm.mul(t.row, cols), nm.mul(t.tileCol, 16));
+                loaded.push_back(loadSixteenRaw(nb, nl, args[sig.input], base));
+              }
+              return loaded;
+            },
+            [&](OpBuilder &nb, Location nl, Value region, ValueRange loaded,
+                ValueRange) {
+              for (int64_t k = 0; k < kTilesPerHalfWarp; ++k) {
+                IndexMath nm{nb, nl};
+                TileLane t =
+                    locateTileLane(nb, nl, region, k, tileRows, tileCols);
+                Value run = nm.add(nm.mul(t.row, tileCols), t.tileCol);
+                PreparedRun prepared =
+                    prepareRun(nb, nl, loaded[k], std::nullopt);
+                Value tileAmax = halfWarpMax(nb, nl, prepared.amax);
+                Value codes = blockScaleCodePair(nb, nl, tileAmax, tileAmax,
+                                                 scale, chip);
+                Value encode = lookupEncode(
+                    nb, nl, table,
+                    arith::ExtUIOp::create(nb, nl, nb.getI32Type(), codes));
+                std::array<Value, 2> words = quantizeValues(
+                    nb, nl, prepared.values, encode,
+                    runRandomBits(nb, nl, args, sig, run), chip);
+                std::array<Value, 2> columns;
+                if (transposedCopy)
+                  columns = transposeNibbles16(nb, nl, words, lane);
+                Value code =
+                    arith::TruncIOp::create(nb, nl, nb.getI8Type(), codes);
+
+                auto ifValid = scf::IfOp::create(nb, nl, t.valid, false);
+                OpBuilder::InsertionGuard guard(nb);
+                nb.setInsertionPointToStart(ifValid.thenBlock());
+                Value pair = vector::FromElementsOp::create(
+                    nb, nl, VectorType::get({2}, nb.getI32Type()),
+                    ValueRange{words[0], words[1]});
+                alignedStore(nb, nl, pair, codeWords, nm.mul(run, 2), 8);
+                // Linear scales: one per tile (its first lane); swizzled:
+                // every row of the tile holds a copy.
+                Value offset = scaleOffset(nm, type, t.row, t.tileCol);
+                if (!linear)
+                  memref::StoreOp::create(nb, nl, code, args[sig.scales],
+                                          ValueRange{offset});
+                auto [word, transposedScale] = transposedTilePlace(
+                    nm, t.tileRow, t.tileCol, t.rowInTile, rows, cols);
+                if (transposedCopy) {
+                  // This lane holds column rowInTile of the tile.
+                  Value column = vector::FromElementsOp::create(
+                      nb, nl, VectorType::get({2}, nb.getI32Type()),
+                      ValueRange{columns[0], columns[1]});
+                  alignedStore(nb, nl, column, transposedWords, word, 8);
+                }
+                if (linear) {
+                  auto ifFirst =
+                      scf::IfOp::create(nb, nl, nm.eq(t.rowInTile, 0), false);
+                  nb.setInsertionPointToStart(ifFirst.thenBlock());
+                  memref::StoreOp::create(nb, nl, code, args[sig.scales],
+                                          ValueRange{offset});
+                  if (transposedCopy)
+                    memref::StoreOp::create(nb, nl, code,
+                                            args[sig.transposedScales],
+                                            ValueRange{transposedScale});
+                }
+              }
+              return SmallVector<Value>();
+            });
       });
 }
 
@@ -811,12 +1381,13 @@ Value tensorToFlatBuffer(OpBuilder &b, Location loc, Value tensor) {
 }
 
 /// Computes the amax of the flat buffer `input` into a new device buffer.
-Value launchAmax(OpBuilder &b, Location loc, ModuleOp module, Value input) {
+Value launchAmax(OpBuilder &b, Location loc, ModuleOp module, Value input,
+                 const ChipInfo &chip) {
   Value amax = allocDevice(
       b, loc, MemRefType::get({1}, b.getI32Type()), /*zeroFill=*/true);
   int64_t threads = 0;
-  gpu::GPUFuncOp kernel =
-      buildAmaxKernel(module, cast<MemRefType>(input.getType()), threads);
+  gpu::GPUFuncOp kernel = buildAmaxKernel(
+      module, cast<MemRefType>(input.getType()), chip, threads);
   launchKernel(b, loc, kernel, threads, kThreadsPerBlock, {input, amax});
   return amax;
 }
@@ -824,20 +1395,22 @@ Value launchAmax(OpBuilder &b, Location loc, ModuleOp module, Value input) {
 /// The amax (FP32 bits, device buffer) of the RHT of the flat BF16 buffer
 /// `input` with `signMask`, without writing the transformed tensor.
 Value launchHadamardAmax(OpBuilder &b, Location loc, ModuleOp module,
-                         Value input, uint32_t signMask) {
+                         Value input, uint32_t signMask, const ChipInfo &chip) {
   auto inputType = cast<MemRefType>(input.getType());
   Value amax = allocDevice(b, loc, MemRefType::get({1}, b.getI32Type()),
                            /*zeroFill=*/true);
-  gpu::GPUFuncOp kernel = buildHadamardAmaxKernel(module, inputType, signMask);
-  launchKernel(b, loc, kernel,
-               runKernelBlocks(inputType.getNumElements() / 16) *
-                   kThreadsPerBlock,
+  PersistentSchedule schedule{};
+  gpu::GPUFuncOp kernel =
+      buildHadamardAmaxKernel(module, inputType, signMask, chip, schedule);
+  launchKernel(b, loc, kernel, schedule.blocks * kThreadsPerBlock,
                kThreadsPerBlock, {input, amax});
   return amax;
 }
 
 struct AmaxToGPU : OpConversionPattern<AmaxOp> {
-  using OpConversionPattern::OpConversionPattern;
+  AmaxToGPU(const TypeConverter &converter, MLIRContext *ctx,
+            const ChipInfo &chip)
+      : OpConversionPattern(converter, ctx), chip(chip) {}
 
   LogicalResult
   matchAndRewrite(AmaxOp op, OpAdaptor adaptor,
@@ -847,64 +1420,119 @@ struct AmaxToGPU : OpConversionPattern<AmaxOp> {
     Value input = tensorToFlatBuffer(rewriter, loc, adaptor.getInput());
     Value amax = op.getHadamard()
                      ? launchHadamardAmax(rewriter, loc, module, input,
-                                          *op.getHadamard())
-                     : launchAmax(rewriter, loc, module, input);
+                                          *op.getHadamard(), chip)
+                     : launchAmax(rewriter, loc, module, input, chip);
     Value bits = memref::LoadOp::create(rewriter, loc, amax,
                                         ValueRange{indexConstant(rewriter, loc, 0)});
     rewriter.replaceOpWithNewOp<arith::BitcastOp>(op, rewriter.getF32Type(), bits);
     return success();
   }
+
+  const ChipInfo &chip;
 };
 
-/// The device buffers (codes, scales, amax bits) of the quantization of the
-/// flat buffer `input` to `type`: `amax` (f32) when the op gives one, else
-/// an amax pass; with `rhtMask`, of the RHT of `input` (1x16 blocks only),
-/// computed in the quantize kernel and, for the amax, in a fused RHT-amax
-/// pass.
-FailureOr<SmallVector<Value>>
+/// The device buffers of a quantization: codes, scales and amax bits, and
+/// the codes and scales of its transposed copy when one was asked for.
+struct QuantizedBuffers {
+  Value codes, scales, amax;
+  Value transposedCodes, transposedScales;
+};
+
+/// How a quantization gets its tensor amax.
+struct AmaxInput {
+  Value value;          ///< the given f32 amax; null: an amax pass
+  bool argument = false; ///< `value` is an argument of the host function
+};
+
+/// Whether `value` is an argument of the function that holds it: the
+/// kernel manifest can pass it to a kernel as a scalar parameter.
+bool isFunctionArgument(Value value) {
+  auto argument = dyn_cast<BlockArgument>(value);
+  return argument && argument.getOwner()->isEntryBlock() &&
+         isa<FunctionOpInterface>(argument.getOwner()->getParentOp());
+}
+
+/// The device buffers of the quantization of the flat buffer `input` to
+/// `type`. The amax: an amax pass when none is given (with `rhtMask`, the
+/// fused post-RHT amax pass); a given amax that a kernel computed stays in
+/// its device buffer; one that is an argument of the host function is a
+/// kernel parameter, and the quantize kernel writes it to the result's
+/// amax buffer (no memset launch); any other goes through a memset. With
+/// `rhtMask` the RHT of `input` (1x16 blocks only) is computed in the
+/// quantize kernel; with `transposedCopy` (16x16, linear scales) the
+/// kernel also writes the nvfp4.transpose of the result (of type
+/// `transposedType`).
+FailureOr<QuantizedBuffers>
 quantizeToBuffers(ConversionPatternRewriter &rewriter, Location loc,
                   const TypeConverter &converter, ModuleOp module,
-                  BlockScaledTensorType type, Value input, Value givenAmax,
+                  BlockScaledTensorType type, Value input, AmaxInput given,
                   Value seed, bool stochastic, std::optional<uint32_t> rhtMask,
-                  const ChipInfo &chip) {
+                  BlockScaledTensorType transposedType, const ChipInfo &chip) {
+  bool transposedCopy = static_cast<bool>(transposedType);
   auto inputType = cast<MemRefType>(input.getType());
-  Value amax;
-  if (!givenAmax) {
-    amax = rhtMask ? launchHadamardAmax(rewriter, loc, module, input, *rhtMask)
-                   : launchAmax(rewriter, loc, module, input);
+  int64_t count = inputType.getNumElements();
+  bool amaxArgument = given.value && given.argument && count > 0;
+  Value amax, amaxParam;
+  if (!given.value) {
+    amax = rhtMask
+               ? launchHadamardAmax(rewriter, loc, module, input, *rhtMask, chip)
+               : launchAmax(rewriter, loc, module, input, chip);
+    amaxParam = amax;
+  } else if (amaxArgument) {
+    amax = allocDevice(rewriter, loc,
+                       MemRefType::get({1}, rewriter.getI32Type()), false);
+    amaxParam = given.value;
   } else {
-    amax = givenAmaxBuffer(rewriter, loc, givenAmax);
+    amax = givenAmaxBuffer(rewriter, loc, given.value);
+    amaxParam = amax;
   }
 
   SmallVector<Type> partTypes;
   if (failed(converter.convertType(type, partTypes)))
     return failure();
-  Value codes = allocDevice(rewriter, loc, cast<MemRefType>(partTypes[0]),
-                            false);
-  // The swizzled layout's padding must read as zero scales.
-  Value scales =
-      allocDevice(rewriter, loc, cast<MemRefType>(partTypes[1]),
-                  /*zeroFill=*/type.getLayout() != ScaleLayout::Linear);
+  QuantizedBuffers result;
+  result.amax = amax;
+  result.codes = allocDevice(rewriter, loc, cast<MemRefType>(partTypes[0]),
+                             false);
+  // The swizzled layout's padding (rows to 128, scale columns to 4) must
+  // read as zero scales; without padding every byte is written.
+  bool padded = type.getLayout() != ScaleLayout::Linear &&
+                (type.getRows() % 128 != 0 || (type.getCols() / 16) % 4 != 0);
+  result.scales = allocDevice(rewriter, loc, cast<MemRefType>(partTypes[1]),
+                              /*zeroFill=*/padded);
+  if (count == 0)
+    return result;
 
-  SmallVector<Value> args = {input, amax, flatten(rewriter, loc, codes),
-                             flatten(rewriter, loc, scales)};
+  SmallVector<Value> args = {input, amaxParam,
+                             flatten(rewriter, loc, result.codes),
+                             flatten(rewriter, loc, result.scales)};
+  if (transposedCopy) {
+    SmallVector<Type> transposedParts;
+    if (failed(converter.convertType(transposedType, transposedParts)))
+      return failure();
+    result.transposedCodes = allocDevice(
+        rewriter, loc, cast<MemRefType>(transposedParts[0]), false);
+    result.transposedScales = allocDevice(
+        rewriter, loc, cast<MemRefType>(transposedParts[1]), false);
+    args.push_back(flatten(rewriter, loc, result.transposedCodes));
+    args.push_back(flatten(rewriter, loc, result.transposedScales));
+  }
+  if (amaxArgument)
+    args.push_back(amax);
   if (stochastic)
     args.push_back(seed);
   Type elementType = inputType.getElementType();
-  if (type.getBlockRows() == 1) {
-    int64_t blocks = 0;
-    gpu::GPUFuncOp kernel = buildRunQuantizeKernel(
-        module, type, elementType, stochastic, rhtMask, chip, blocks);
-    launchKernel(rewriter, loc, kernel, blocks * kThreadsPerBlock,
-                 kThreadsPerBlock, args);
-  } else {
-    assert(!rhtMask && "the RHT is fused into 1x16 quantization only");
-    gpu::GPUFuncOp kernel =
-        buildQuantizeKernel(module, type, elementType, stochastic, chip);
-    launchKernel(rewriter, loc, kernel, product(type.getShape()) / 16,
-                 kThreadsPerBlock, args);
-  }
-  return SmallVector<Value>{codes, scales, amax};
+  PersistentSchedule schedule{};
+  gpu::GPUFuncOp kernel =
+      type.getBlockRows() == 1
+          ? buildRowQuantizeKernel(module, type, elementType, stochastic,
+                                   rhtMask, amaxArgument, chip, schedule)
+          : buildTileQuantizeKernel(module, type, elementType, stochastic,
+                                    amaxArgument, transposedCopy, chip,
+                                    schedule);
+  launchKernel(rewriter, loc, kernel, schedule.blocks * kThreadsPerBlock,
+               kThreadsPerBlock, args);
+  return result;
 }
 
 struct QuantizeToGPU : OpConversionPattern<QuantizeOp> {
@@ -917,17 +1545,35 @@ struct QuantizeToGPU : OpConversionPattern<QuantizeOp> {
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     ModuleOp module = op->getParentOfType<ModuleOp>();
+    BlockScaledTensorType type = op.getResult().getType();
     Value input = tensorToFlatBuffer(rewriter, loc, adaptor.getInput().front());
     bool stochastic = op.getRounding() == RoundingMode::Stochastic;
-    FailureOr<SmallVector<Value>> parts = quantizeToBuffers(
-        rewriter, loc, *getTypeConverter(), module, op.getResult().getType(),
-        input,
-        adaptor.getAmax().empty() ? Value() : adaptor.getAmax().front(),
+    AmaxInput amax;
+    if (!adaptor.getAmax().empty())
+      amax = {adaptor.getAmax().front(), isFunctionArgument(op.getAmax())};
+    // A weight's dgrad copy (nvfp4.transpose of a 16x16 quantization,
+    // nvfp4-fuse-quantization's share-weight-quantization) comes out of the
+    // quantize kernel itself: the codes are in its registers already.
+    SmallVector<TransposeOp> transposes;
+    if (type.isTwoDimensionalBlock() && type.getLayout() == ScaleLayout::Linear)
+      for (Operation *user : op->getUsers())
+        if (auto transpose = dyn_cast<TransposeOp>(user))
+          transposes.push_back(transpose);
+    FailureOr<QuantizedBuffers> parts = quantizeToBuffers(
+        rewriter, loc, *getTypeConverter(), module, type, input, amax,
         stochastic ? adaptor.getSeed().front() : Value(), stochastic,
-        op.getHadamard(), chip);
+        op.getHadamard(),
+        transposes.empty() ? BlockScaledTensorType()
+                           : transposes.front().getResult().getType(),
+        chip);
     if (failed(parts))
       return rewriter.notifyMatchFailure(op, "unconvertible result type");
-    rewriter.replaceOpWithMultiple(op, {*parts});
+    for (TransposeOp transpose : transposes)
+      rewriter.replaceOpWithMultiple(
+          transpose,
+          {{parts->transposedCodes, parts->transposedScales, parts->amax}});
+    rewriter.replaceOpWithMultiple(
+        op, {{parts->codes, parts->scales, parts->amax}});
     return success();
   }
 
@@ -1025,6 +1671,6 @@ void mlir::nvfp4::populateQuantizeToGPUPatterns(const TypeConverter &converter,
                                                 RewritePatternSet &patterns,
                                                 const ChipInfo &chip) {
   MLIRContext *ctx = patterns.getContext();
-  patterns.add<AmaxToGPU, DequantizeToGPU, HadamardToGPU>(converter, ctx);
-  patterns.add<QuantizeToGPU>(converter, ctx, chip);
+  patterns.add<DequantizeToGPU, HadamardToGPU>(converter, ctx);
+  patterns.add<AmaxToGPU, QuantizeToGPU>(converter, ctx, chip);
 }

@@ -2,12 +2,15 @@
 //
 // Part of the nvfp4 project.
 //
-// nvfp4.transpose of a 16x16-block tensor with linear scales: one thread per
-// output code byte gathers the two nibbles of (row 2p, col c) and
-// (row 2p+1, col c) of the input into byte (col c, pair p) of the output;
-// the first batch*(rows/16)*(cols/16) threads also move one tile scale.
+// nvfp4.transpose of a 16x16-block tensor with linear scales: a block of
+// 256 threads takes 4 x 4 tiles, half warp h tile (h / 4, h % 4), lane i of
+// it row i of the tile's codes (8 bytes); the 16 lanes transpose the tile's
+// nibbles among themselves (transposeNibbles16) and lane i stores column i
+// as row i of the transposed tile; the first lane moves the tile's scale.
 // The amax buffer is shared with the input (buffers are never written
-// after their producing kernel).
+// after their producing kernel). A transpose of a quantization made in
+// the same program never gets here: the 16x16 quantize kernel writes both
+// copies (QuantizeKernels.cpp).
 //
 //===----------------------------------------------------------------------===//
 
@@ -20,6 +23,7 @@
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Transforms/DialectConversion.h"
 
 using namespace mlir;
@@ -29,12 +33,14 @@ using namespace mlir::nvfp4::kernels;
 /// The transpose kernel for `type` (the input type): arguments are the flat
 /// input codes and scales and the flat output codes and scales.
 static gpu::GPUFuncOp buildTransposeKernel(ModuleOp module,
-                                           BlockScaledTensorType type) {
+                                           BlockScaledTensorType type,
+                                           int64_t &blocks) {
   MLIRContext *ctx = module.getContext();
   int64_t count = product(type.getShape());
   int64_t rows = type.getRows(), cols = type.getCols();
-  int64_t matrix = rows * cols;
-  int64_t scaleRows = rows / 16, scaleCols = cols / 16;
+  int64_t tileRows = count / cols / 16, tileCols = cols / 16;
+  int64_t regionCols = llvm::divideCeil(tileCols, 4);
+  blocks = llvm::divideCeil(tileRows, 4) * regionCols;
   int64_t scaleCount = count / 256;
   auto i8 = IntegerType::get(ctx, 8);
   SmallVector<Type> argTypes = {MemRefType::get({count / 2}, i8),
@@ -46,51 +52,51 @@ static gpu::GPUFuncOp buildTransposeKernel(ModuleOp module,
       module, name, argTypes, kThreadsPerBlock,
       [&](OpBuilder &b, Location loc, ValueRange args) {
         IndexMath m{b, loc};
-        Value tid = globalThreadIndex(b, loc);
-        auto ifCodes = scf::IfOp::create(b, loc, m.lt(tid, count / 2), false);
-        {
-          OpBuilder::InsertionGuard guard(b);
-          b.setInsertionPointToStart(ifCodes.thenBlock());
-          // Output byte tid is (batch, col, pair) of the [cols, rows / 2]
-          // packed output matrix.
-          Value batch = m.div(tid, matrix / 2);
-          Value inMatrix = m.rem(tid, matrix / 2);
-          Value col = m.div(inMatrix, rows / 2);
-          Value pair = m.rem(inMatrix, rows / 2);
-          Value rowBase = m.add(m.mul(batch, matrix / 2),
-                                m.mul(pair, 2 * (cols / 2)));
-          Value first = m.add(rowBase, m.div(col, 2));
-          Value second = m.add(first, m.c(cols / 2));
-          // Input (row, col) is the low nibble of its byte for even col.
-          Value shift = arith::IndexCastOp::create(
-              b, loc, i8, m.mul(m.rem(col, 2), 4));
-          Value mask = arith::ConstantIntOp::create(b, loc, i8, 0xF);
-          auto nibble = [&](Value index) -> Value {
-            Value byte = memref::LoadOp::create(b, loc, args[0], index);
-            return arith::AndIOp::create(
-                b, loc, arith::ShRUIOp::create(b, loc, byte, shift), mask);
-          };
-          Value low = nibble(first);
-          Value high = arith::ShLIOp::create(
-              b, loc, nibble(second),
-              arith::ConstantIntOp::create(b, loc, i8, 4));
-          Value packed = arith::OrIOp::create(b, loc, low, high);
-          memref::StoreOp::create(b, loc, packed, args[2], tid);
-        }
-        auto ifScale = scf::IfOp::create(b, loc, m.lt(tid, scaleCount), false);
+        Value region = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
+        Value tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
+        Value halfWarp = m.div(tid, 16), rowInTile = m.rem(tid, 16);
+        Value tileRow =
+            m.add(m.mul(m.div(region, regionCols), 4), m.div(halfWarp, 4));
+        Value tileCol =
+            m.add(m.mul(m.rem(region, regionCols), 4), m.rem(halfWarp, 4));
+        // Lanes of tiles past the edge transpose tile (0, 0) with the rest
+        // of their warp and store nothing.
+        Value valid = arith::AndIOp::create(b, loc, m.lt(tileRow, tileRows),
+                                            m.lt(tileCol, tileCols));
+        tileRow = arith::SelectOp::create(b, loc, valid, tileRow, m.c(0));
+        tileCol = arith::SelectOp::create(b, loc, valid, tileCol, m.c(0));
+        Value row = m.add(m.mul(tileRow, 16), rowInTile);
+        Value inWords = codesAsWords(b, loc, args[0]);
+        Value outWords = codesAsWords(b, loc, args[2]);
+        auto wordPair = VectorType::get({2}, b.getI32Type());
+        Value loaded = vector::LoadOp::create(
+            b, loc, wordPair, inWords,
+            ValueRange{m.add(m.mul(row, cols / 8), m.mul(tileCol, 2))},
+            /*nontemporal=*/false, llvm::Align(8));
+        std::array<Value, 2> words = {
+            vector::ExtractOp::create(b, loc, loaded, ArrayRef<int64_t>{0}),
+            vector::ExtractOp::create(b, loc, loaded, ArrayRef<int64_t>{1})};
+        Value lane = arith::IndexCastUIOp::create(
+            b, loc, b.getI32Type(),
+            gpu::LaneIdOp::create(b, loc, /*upperBound=*/nullptr));
+        std::array<Value, 2> columns =
+            transposeNibbles16(b, loc, words, lane);
+        auto ifValid = scf::IfOp::create(b, loc, valid, false);
         OpBuilder::InsertionGuard guard(b);
-        b.setInsertionPointToStart(ifScale.thenBlock());
-        // Output scale tid is (batch, tile col j, tile row i) of the
-        // [cols / 16, rows / 16] output scale matrix.
-        int64_t tiles = scaleRows * scaleCols;
-        Value batch = m.div(tid, tiles);
-        Value inMatrix = m.rem(tid, tiles);
-        Value j = m.div(inMatrix, scaleRows);
-        Value i = m.rem(inMatrix, scaleRows);
-        Value source =
-            m.add(m.mul(batch, tiles), m.add(m.mul(i, scaleCols), j));
-        Value scale = memref::LoadOp::create(b, loc, args[1], source);
-        memref::StoreOp::create(b, loc, scale, args[3], tid);
+        b.setInsertionPointToStart(ifValid.thenBlock());
+        auto [word, scale] =
+            transposedTilePlace(m, tileRow, tileCol, rowInTile, rows, cols);
+        vector::StoreOp::create(
+            b, loc,
+            vector::FromElementsOp::create(b, loc, wordPair,
+                                           ValueRange{columns[0], columns[1]}),
+            outWords, ValueRange{word}, /*nontemporal=*/false, llvm::Align(8));
+        auto ifFirst = scf::IfOp::create(b, loc, m.eq(rowInTile, 0), false);
+        b.setInsertionPointToStart(ifFirst.thenBlock());
+        Value source = m.add(m.mul(tileRow, tileCols), tileCol);
+        memref::StoreOp::create(
+            b, loc, memref::LoadOp::create(b, loc, args[1], source), args[3],
+            scale);
       });
 }
 
@@ -117,8 +123,9 @@ struct TransposeToGPU : OpConversionPattern<TransposeOp> {
                               /*zeroFill=*/false);
     Value scales = allocDevice(rewriter, loc, cast<MemRefType>(partTypes[1]),
                                /*zeroFill=*/false);
-    gpu::GPUFuncOp kernel = buildTransposeKernel(module, inputType);
-    launchKernel(rewriter, loc, kernel, product(inputType.getShape()) / 2,
+    int64_t blocks = 0;
+    gpu::GPUFuncOp kernel = buildTransposeKernel(module, inputType, blocks);
+    launchKernel(rewriter, loc, kernel, blocks * kThreadsPerBlock,
                  kThreadsPerBlock,
                  {flatten(rewriter, loc, parts[0]),
                   flatten(rewriter, loc, parts[1]),

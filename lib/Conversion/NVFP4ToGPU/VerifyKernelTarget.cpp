@@ -44,6 +44,8 @@ static std::optional<Instruction> instructionFamilyOf(StringRef name) {
     return Instruction::CvtE2M1x2;
   if (name == "nvvm.convert.f32x4.to.f4x4")
     return Instruction::CvtRsE2M1x4;
+  if (name == "nvvm.convert.f32x2.to.f8x2")
+    return Instruction::CvtE4M3x2;
   return std::nullopt;
 }
 

@@ -216,7 +216,8 @@ Value ScalarBuilder::decodeE4M3(Value bits) {
 //===----------------------------------------------------------------------===//
 
 std::array<Value, 4> ScalarBuilder::philox(std::array<Value, 4> counter,
-                                           std::array<Value, 2> key) {
+                                           std::array<Value, 2> key,
+                                           MultiplyExtended multiply) {
   // Salmon et al., "Parallel random numbers: as easy as 1, 2, 3" (SC'11):
   // 10 rounds of two 32x32->64 multiplies; the key advances by the Weyl
   // constants between rounds.
@@ -227,12 +228,14 @@ std::array<Value, 4> ScalarBuilder::philox(std::array<Value, 4> counter,
       key[0] = arith::AddIOp::create(b, loc, key[0], weyl0);
       key[1] = arith::AddIOp::create(b, loc, key[1], weyl1);
     }
-    auto product0 =
-        arith::MulUIExtendedOp::create(b, loc, multiplier0, counter[0]);
-    auto product1 =
-        arith::MulUIExtendedOp::create(b, loc, multiplier1, counter[2]);
-    Value hi0 = product0.getHigh(), lo0 = product0.getLow();
-    Value hi1 = product1.getHigh(), lo1 = product1.getLow();
+    auto product = [&](Value lhs, Value rhs) -> std::pair<Value, Value> {
+      if (multiply)
+        return multiply(lhs, rhs);
+      auto extended = arith::MulUIExtendedOp::create(b, loc, lhs, rhs);
+      return {extended.getHigh(), extended.getLow()};
+    };
+    auto [hi0, lo0] = product(multiplier0, counter[0]);
+    auto [hi1, lo1] = product(multiplier1, counter[2]);
     counter = {
         arith::XOrIOp::create(
             b, loc, arith::XOrIOp::create(b, loc, hi1, counter[1]), key[0]),
@@ -311,16 +314,20 @@ ScalarBuilder::BlockScale ScalarBuilder::blockScale(Value blockAmax,
       arith::MulFOp::create(b, loc, blockAmax, scale.blockMultiplier),
       f32(448.0f));
   auto [code, value] = roundToE4M3(scaled);
-  // A zero scale gives 1/0 = inf, clamped so that zeros stay zeros instead
-  // of becoming 0 * inf = NaN.
-  Value encode = stdMin(
-      arith::DivFOp::create(b, loc, f32(1.0f),
-                            arith::MulFOp::create(b, loc, value, scale.decode)),
-      f32(kFloatMax));
-  return {code, encode};
+  return {code, blockEncode(value, scale)};
 }
 
-std::array<Value, 4> ScalarBuilder::philoxGroup(Value seed, Value group) {
+Value ScalarBuilder::blockEncode(Value scaleValue, const TensorScale &scale) {
+  // A zero scale gives 1/0 = inf, clamped so that zeros stay zeros instead
+  // of becoming 0 * inf = NaN.
+  return stdMin(arith::DivFOp::create(
+                    b, loc, f32(1.0f),
+                    arith::MulFOp::create(b, loc, scaleValue, scale.decode)),
+                f32(kFloatMax));
+}
+
+std::array<Value, 4> ScalarBuilder::philoxGroup(Value seed, Value group,
+                                                MultiplyExtended multiply) {
   auto i32Type = b.getI32Type();
   auto low32 = [&](Value v64) {
     return arith::TruncIOp::create(b, loc, i32Type, v64);
@@ -329,7 +336,7 @@ std::array<Value, 4> ScalarBuilder::philoxGroup(Value seed, Value group) {
     return low32(arith::ShRUIOp::create(b, loc, v64, i64(32)));
   };
   return philox({low32(group), high32(group), i32(0), i32(0)},
-                {low32(seed), high32(seed)});
+                {low32(seed), high32(seed)}, multiply);
 }
 
 Value ScalarBuilder::randomByte(std::array<Value, 4> words, Value lane) {

@@ -24,11 +24,12 @@ func.func @wgrad_operand(%dy: tensor<64x128xbf16>, %seed: i64) -> !act {
   return %q : !act
 }
 
-// A given amax (TE's amax from the previous step): no amax pass.
+// A given amax (TE's amax from the previous step): no amax pass; as an
+// argument of the host function it is a kernel parameter (no memset).
 // CHECK-LABEL: func.func @wgrad_operand_amax_given
 // CHECK-NOT: nvfp4_rht_amax
-// CHECK: gpu.memset
-// CHECK: gpu.launch_func @nvfp4_kernels::@nvfp4_rht_quantize_64x128xbf16_1x16_rn_mask55272
+// CHECK-NOT: gpu.memset
+// CHECK: gpu.launch_func @nvfp4_kernels::@nvfp4_rht_quantize_64x128xbf16_1x16_rn_amaxarg_mask55272
 // CHECK-NOT: launch_func
 // CHECK: return
 func.func @wgrad_operand_amax_given(%x: tensor<64x128xbf16>, %a: f32) -> !act {
@@ -73,25 +74,31 @@ func.func @rht_two_users(%x: tensor<64x128xbf16>) -> (!act, tensor<64x128xbf16>)
   return %q, %h : !act, tensor<64x128xbf16>
 }
 
-// The post-RHT amax kernel: 16-byte loads, the RHT in registers (the
-// butterfly, rounded to BF16), one atomic max per warp.
+// The post-RHT amax kernel: persistent, two runs a thread (the next two
+// loaded first), the RHT in registers (the butterfly, rounded to BF16 in
+// pairs), one atomic max per warp.
 // CHECK: gpu.func @nvfp4_rht_amax_8192xbf16_mask55272
-// CHECK-COUNT-4: vector.load %{{.*}} {alignment = 16 : i64} : memref<8192xbf16>, vector<16xbf16>
-// CHECK: arith.truncf %{{.*}} : f32 to bf16
+// CHECK-COUNT-2: vector.load %{{.*}} {alignment = 16 : i64} : memref<8192xbf16>, vector<16xbf16>
+// CHECK: scf.for
+// CHECK-COUNT-2: vector.load %{{.*}} {alignment = 16 : i64} : memref<8192xbf16>, vector<16xbf16>
+// CHECK: arith.truncf %{{.*}} : vector<2xf32> to vector<2xbf16>
+// CHECK: llvm.call_intrinsic "llvm.nvvm.fmax.xorsign.abs.bf16x2"
 // CHECK: gpu.shuffle xor
 // CHECK: memref.atomic_rmw maxs
-// The fused kernel: loads, then per run RHT, BF16 rounding, block scale,
-// Philox bits, rounding, one 8-byte store of codes.
+// The fused kernel: per run the RHT, BF16 rounding, block scale (cvt and
+// the encode table), Philox bits (mul.lo/mul.hi), rounding; one 16-byte
+// store of the pair's codes.
 // CHECK: gpu.func @nvfp4_rht_quantize_64x128xbf16_1x16_sr_mask55272
-// CHECK-COUNT-4: vector.load %{{.*}} {alignment = 16 : i64} : memref<8192xbf16>, vector<16xbf16>
-// CHECK-NOT: vector.store
-// CHECK: arith.truncf %{{.*}} : f32 to bf16
-// CHECK: arith.mului_extended
-// HOPPER-NOT: nvvm.convert
+// CHECK-SAME: nvvm.minctasm = 3
+// CHECK: arith.truncf %{{.*}} : vector<2xf32> to vector<2xbf16>
+// CHECK: nvvm.convert.f32x2.to.f8x2
+// CHECK: llvm.call_intrinsic "llvm.nvvm.mulhi.ui"
+// HOPPER-NOT: nvvm.convert.f32x4
 // HOPPER: math.fma
+// HOPPER: llvm.call_intrinsic "llvm.nvvm.add.rz.f"
 // BW: nvvm.convert.f32x4.to.f4x4
-// CHECK: vector.store %{{.*}} {alignment = 8 : i64} : memref<1024xi32>, vector<2xi32>
-// CHECK: gpu.func @nvfp4_rht_quantize_64x128xbf16_1x16_rn_mask55272
+// CHECK: vector.store %{{.*}} {alignment = 16 : i64} : memref<1024xi32>, vector<4xi32>
+// CHECK: gpu.func @nvfp4_rht_quantize_64x128xbf16_1x16_rn_amaxarg_mask55272
 // The standalone RHT: the butterfly of NUMERICS.md section 4 in registers,
 // 5 FP32 operations per element: the 10 sign flips of 0xD7E8, 4 stages of
 // 8 (add, sub) pairs, 16 multiplies by 0.25, 16 roundings to BF16.

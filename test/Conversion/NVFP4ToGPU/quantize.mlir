@@ -19,12 +19,21 @@ func.func @quantize(%x: tensor<64x128xbf16>)
   return %q : !nvfp4.tensor<64x128xf4E2M1FN, scale = f8E4M3FN, block = 1x16>
 }
 
-// An explicit amax is written to the device, no amax kernel runs.
+// An amax that is an argument of the host function is a kernel parameter:
+// no amax kernel and no memset; the quantize kernel writes it to the
+// result's amax buffer. The swizzled layout pads 32 rows to 128: the
+// padding is zero-filled.
 // CHECK-LABEL: func.func @quantize_with_amax
-// CHECK: arith.bitcast %{{.*}} : f32 to i32
-// CHECK: gpu.memset
+// CHECK-SAME: (%{{.*}}: tensor<32x32xf32>, %[[A:.*]]: f32)
 // CHECK-NOT: nvfp4_amax
-// CHECK: gpu.launch_func @nvfp4_kernels::@nvfp4_quantize_32x32xf32_16x16_rn_swizzled
+// CHECK: %[[OUT:.*]] = gpu.alloc () : memref<1xi32>
+// CHECK-NOT: gpu.memset %[[OUT]]
+// CHECK: %[[S:.*]] = gpu.alloc () : memref<128x4xi8>
+// CHECK: gpu.memset %[[S]]
+// CHECK: gpu.launch_func @nvfp4_kernels::@nvfp4_quantize_32x32xf32_16x16_rn_swizzled_amaxarg
+// CHECK-SAME: %[[A]] : f32
+// CHECK-SAME: %[[OUT]] : memref<1xi32>)
+// CHECK: return %{{.*}}, %{{.*}}, %[[OUT]]
 func.func @quantize_with_amax(%x: tensor<32x32xf32>, %a: f32)
     -> !nvfp4.tensor<32x32xf4E2M1FN, scale = f8E4M3FN, block = 16x16, layout = swizzled_128x4> {
   %q = nvfp4.quantize %x amax(%a) : tensor<32x32xf32>
@@ -32,22 +41,55 @@ func.func @quantize_with_amax(%x: tensor<32x32xf32>, %a: f32)
   return %q : !nvfp4.tensor<32x32xf4E2M1FN, scale = f8E4M3FN, block = 16x16, layout = swizzled_128x4>
 }
 
+// Any other given amax (here a constant) goes to the device by a memset.
+// 128 rows and 4 scale columns: the swizzled layout has no padding, so the
+// kernel writes every scale byte and nothing is zero-filled.
+// CHECK-LABEL: func.func @quantize_constant_amax
+// CHECK: %[[C:.*]] = gpu.alloc () : memref<1xi32>
+// CHECK: gpu.memset %[[C]]
+// CHECK: %[[S:.*]] = gpu.alloc () : memref<128x4xi8>
+// CHECK-NOT: gpu.memset %[[S]]
+// CHECK: gpu.launch_func @nvfp4_kernels::@nvfp4_quantize_128x64xbf16_1x16_rn_swizzled
+// CHECK-SAME: %[[C]] : memref<1xi32>
+func.func @quantize_constant_amax(%x: tensor<128x64xbf16>)
+    -> !nvfp4.tensor<128x64xf4E2M1FN, scale = f8E4M3FN, block = 1x16, layout = swizzled_128x4> {
+  %a = arith.constant 3.0 : f32
+  %q = nvfp4.quantize %x amax(%a) : tensor<128x64xbf16>
+      -> !nvfp4.tensor<128x64xf4E2M1FN, scale = f8E4M3FN, block = 1x16, layout = swizzled_128x4>
+  return %q : !nvfp4.tensor<128x64xf4E2M1FN, scale = f8E4M3FN, block = 1x16, layout = swizzled_128x4>
+}
+
 // CHECK: gpu.module @nvfp4_kernels
+// The amax pass reduces BF16 pairs (max.xorsign.abs), then one atomic max a
+// warp.
 // CHECK: gpu.func @nvfp4_amax_8192xbf16(%{{.*}}: memref<8192xbf16>, %{{.*}}: memref<1xi32>) kernel
+// CHECK: llvm.call_intrinsic "llvm.nvvm.fmax.xorsign.abs.bf16x2"
 // CHECK: gpu.shuffle xor
 // CHECK: memref.atomic_rmw maxs
-// The 1x16 kernel: 4 runs of 16 per thread, their 16-byte loads all issued
-// first; codes stored as two i32 words (8 bytes) per run.
-// CHECK: gpu.func @nvfp4_quantize_64x128xbf16_1x16_rn
-// CHECK-COUNT-4: vector.load %{{.*}} {alignment = 16 : i64} : memref<8192xbf16>, vector<16xbf16>
-// CHECK-NOT: vector.store
+// The persistent 1x16 kernel: the encode table in shared memory (filled,
+// then a barrier), two runs a thread, the next two loaded before the
+// current ones are computed, codes stored 16 bytes and linear scales 2
+// bytes at a time.
+// CHECK: gpu.func @nvfp4_quantize_64x128xbf16_1x16_rn({{.*}}) workgroup(%[[TABLE:.*]] : memref<128xf32, #gpu.address_space<workgroup>>) kernel
+// CHECK-SAME: nvvm.minctasm = 4
+// CHECK: memref.store %{{.*}}, %[[TABLE]]
+// CHECK: gpu.barrier
 // CHECK: memref.view %{{.*}} : memref<4096xi8> to memref<1024xi32>
+// CHECK: memref.view %{{.*}} : memref<512xi8> to memref<256xi16>
+// CHECK-COUNT-2: vector.load %{{.*}} {alignment = 16 : i64} : memref<8192xbf16>, vector<16xbf16>
+// CHECK: scf.for
+// CHECK: scf.if
+// CHECK-COUNT-2: vector.load %{{.*}} {alignment = 16 : i64} : memref<8192xbf16>, vector<16xbf16>
+// CHECK: nvvm.convert.f32x2.to.f8x2 {{.*}}f8E4M3FN
+// CHECK: memref.load %[[TABLE]]
 // BW: nvvm.convert.f32x2.to.f4x2
-// HOPPER-NOT: nvvm.convert
+// HOPPER-NOT: nvvm.convert.f32x2.to.f4x2
+// CHECK: vector.store %{{.*}} {alignment = 16 : i64} : memref<1024xi32>, vector<4xi32>
+// CHECK: memref.store %{{.*}} : memref<256xi16>
+// The last pair may hold one run only.
 // CHECK: vector.store %{{.*}} {alignment = 8 : i64} : memref<1024xi32>, vector<2xi32>
 // CHECK: memref.store %{{.*}} : memref<512xi8>
-// CHECK-COUNT-3: vector.store %{{.*}} : memref<1024xi32>, vector<2xi32>
 // 16x16 tiles reduce the block amax across 16 lanes.
-// CHECK: gpu.func @nvfp4_quantize_32x32xf32_16x16_rn_swizzled
+// CHECK: gpu.func @nvfp4_quantize_32x32xf32_16x16_rn_swizzled_amaxarg
 // CHECK: vector.load %{{.*}} {alignment = 16 : i64} : memref<1024xf32>, vector<16xf32>
 // CHECK-COUNT-4: gpu.shuffle xor

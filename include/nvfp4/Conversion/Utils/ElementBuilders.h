@@ -17,6 +17,7 @@
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinTypes.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 
 #include <array>
 
@@ -52,9 +53,17 @@ public:
   std::pair<Value, Value> roundToE4M3(Value value);
   /// decodeE4M3: i8 bits -> f32 (NaN for 0x7F/0xFF).
   Value decodeE4M3(Value bits);
+  /// The high and low words of the full 64-bit product of two i32 values.
+  using MultiplyExtended =
+      function_ref<std::pair<Value, Value>(Value lhs, Value rhs)>;
+
   /// Philox4x32-10 of a 4-word counter under a 2-word key (i32 values).
+  /// `multiply` forms the 32x32->64 products (default:
+  /// arith.mului_extended); a code generator can pass the instructions its
+  /// target has.
   std::array<Value, 4> philox(std::array<Value, 4> counter,
-                              std::array<Value, 2> key);
+                              std::array<Value, 2> key,
+                              MultiplyExtended multiply = nullptr);
   /// encodeE2M1Stochastic: f32 and an 8-bit random value (i32 in [0, 255])
   /// -> i8 code.
   Value encodeE2M1Stochastic(Value value, Value randomByte);
@@ -73,13 +82,17 @@ public:
     Value encode; ///< f32 factor the block's elements are multiplied by
   };
   BlockScale blockScale(Value blockAmax, const TensorScale &scale);
+  /// computeBlockEncodeFactor: the factor a block's elements are multiplied
+  /// by, from the exact f32 value of its E4M3 scale.
+  Value blockEncode(Value scaleValue, const TensorScale &scale);
 
   /// The 8 random bits of lane `lane` (i32, 0..15) from the four Philox words
   /// of its group: word lane / 4, byte lane % 4.
   Value randomByte(std::array<Value, 4> words, Value lane);
 
   /// The Philox4x32-10 words of group `group` (i64) under `seed` (i64).
-  std::array<Value, 4> philoxGroup(Value seed, Value group);
+  std::array<Value, 4> philoxGroup(Value seed, Value group,
+                                   MultiplyExtended multiply = nullptr);
 
 private:
   Value bitsOf(Value f32Value);
