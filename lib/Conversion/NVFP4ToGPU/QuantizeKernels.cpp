@@ -1448,8 +1448,15 @@ struct AmaxInput {
 /// kernel manifest can pass it to a kernel as a scalar parameter.
 bool isFunctionArgument(Value value) {
   auto argument = dyn_cast<BlockArgument>(value);
-  return argument && argument.getOwner()->isEntryBlock() &&
-         isa<FunctionOpInterface>(argument.getOwner()->getParentOp());
+  if (!argument)
+    return false;
+  // During the conversion a function's original entry block may already
+  // be detached (its signature converted): no region, not an argument the
+  // manifest can name.
+  Block *block = argument.getOwner();
+  Region *region = block ? block->getParent() : nullptr;
+  return region && &region->front() == block &&
+         isa_and_present<FunctionOpInterface>(region->getParentOp());
 }
 
 /// The device buffers of the quantization of the flat buffer `input` to
