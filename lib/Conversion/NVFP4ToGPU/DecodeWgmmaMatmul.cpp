@@ -550,6 +550,8 @@ kernels::decodeWgmmaGemmUnsupportedReason(const GemmPlan &plan,
     return "the decoder-warpgroup kernel needs decoded stages";
   if (!plan.persistent)
     return "the decoder-warpgroup kernel is persistent (_pG)";
+  if (plan.splitK > 1)
+    return "split-K is not implemented for the persistent kernels yet";
   if (plan.tileM != kConsumerWarpgroups * kWarpgroupRows)
     return "the decoder-warpgroup kernel's tile has " +
            std::to_string(kConsumerWarpgroups * kWarpgroupRows) + " rows";

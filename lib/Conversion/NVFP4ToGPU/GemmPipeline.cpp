@@ -79,7 +79,8 @@ GemmSchedule kernels::chooseGemmSchedule(
   // kernel (128x256x256_s2_d2w1_p16) and 0.58-0.68x for the
   // consumers-decode kernel. With fewer tiles (decode-like M) the
   // consumers-decode kernel's 128 x 128 tiles spread over more SMs and it
-  // writes no scratch: 0.052 vs 0.072 ms at 128 x 4096 x 4096.
+  // writes no scratch: 0.052 vs 0.072 ms at 128 x 4096 x 4096 -- and split
+  // over K (below) it fills them all.
   GemmSchedule route;
   route.tileM = 128;
   route.tileN = 256;
@@ -88,10 +89,27 @@ GemmSchedule kernels::chooseGemmSchedule(
   route.decoderWarpgroups = 0;
   route.persistent = true;
   route.rasterGroup = 16;
-  int64_t tiles = product(lhs.getBatchShape()) *
-                  llvm::divideCeil(lhs.getRows(), route.tileM) *
+  int64_t batch = product(lhs.getBatchShape());
+  int64_t tiles = batch * llvm::divideCeil(lhs.getRows(), route.tileM) *
                   llvm::divideCeil(rhs.getRows(), route.tileN);
-  return tiles >= chip.multiprocessors ? route : schedule;
+  if (tiles >= chip.multiprocessors)
+    return route;
+  // Fewer tiles than SMs (decode-like M): split K over enough CTAs to fill
+  // the SMs, by the largest divisor of the K steps that does not overshoot,
+  // while the FP32 workspace stays small (256 MiB).
+  int64_t smallTiles = batch *
+                       llvm::divideCeil(lhs.getRows(), schedule.tileM) *
+                       llvm::divideCeil(rhs.getRows(), schedule.tileN);
+  int64_t kSteps = lhs.getCols() / kGemmTileK;
+  int64_t wanted = llvm::divideCeil(chip.multiprocessors, smallTiles);
+  int64_t workspacePerSplit = batch * lhs.getRows() * rhs.getRows() * 4;
+  for (int64_t splits = std::min(wanted, kSteps); splits > 1; --splits)
+    if (kSteps % splits == 0 &&
+        splits * workspacePerSplit <= (int64_t(256) << 20)) {
+      schedule.splitK = splits;
+      break;
+    }
+  return schedule;
 }
 
 std::string GemmSchedule::name() const {
@@ -105,6 +123,8 @@ std::string GemmSchedule::name() const {
     text += "_p" + std::to_string(rasterGroup);
   if (persistent && gridLimit)
     text += "_g" + std::to_string(gridLimit);
+  if (splitK > 1)
+    text += "_k" + std::to_string(splitK);
   return text;
 }
 
@@ -149,6 +169,8 @@ FailureOr<GemmSchedule> kernels::parseGemmSchedule(StringRef text,
     if (rest.consume_front("_g") && !number(rest, schedule.gridLimit))
       return fail("a grid limit is _gN with N > 0");
   }
+  if (rest.consume_front("_k") && !number(rest, schedule.splitK))
+    return fail("split-K is _kS with S > 0");
   if (!rest.empty())
     return fail("unexpected '" + rest + "'");
   return schedule;
@@ -267,7 +289,7 @@ gpu::GPUFuncOp kernels::buildProducerConsumerKernel(
 std::array<int64_t, 3> GemmPlan::grid() const {
   if (persistent)
     return {std::min(tiles(), maxCTAs), 1, 1};
-  return {(n + tileN - 1) / tileN, (m + tileM - 1) / tileM, batch};
+  return {(n + tileN - 1) / tileN, (m + tileM - 1) / tileM, batch * splitK};
 }
 
 //===----------------------------------------------------------------------===//
@@ -307,7 +329,15 @@ GemmPipelineEmitter::GemmPipelineEmitter(OpBuilder &b, Location loc,
   lane = andi(tid, 31);
   Value tileN = toI32(b, loc, gpu::BlockIdOp::create(b, loc, gpu::Dimension::x));
   Value tileM = toI32(b, loc, gpu::BlockIdOp::create(b, loc, gpu::Dimension::y));
-  batchIdx = toI32(b, loc, gpu::BlockIdOp::create(b, loc, gpu::Dimension::z));
+  // blockIdx.z = batch * splitK + split.
+  Value z = toI32(b, loc, gpu::BlockIdOp::create(b, loc, gpu::Dimension::z));
+  outputBatch = batchIdx = z;
+  kBegin = c32(0);
+  if (plan.splitK > 1) {
+    batchIdx = arith::DivUIOp::create(b, loc, z, c32(plan.splitK));
+    kBegin = mul(arith::RemUIOp::create(b, loc, z, c32(plan.splitK)),
+                 c32(plan.kStepsPerCTA()));
+  }
   rowA0 = mul(tileM, c32(plan.tileM));
   rowB0 = mul(tileN, c32(plan.tileN));
   auto smemType = MemRefType::get(
@@ -592,16 +622,19 @@ void GemmPipelineEmitter::emitProducer() {
     acquireTensorMaps();
   }
 
-  auto loop = scf::ForOp::create(b, loc, c32(0), c32(plan.kSteps()), c32(1));
+  auto loop =
+      scf::ForOp::create(b, loc, c32(0), c32(plan.kStepsPerCTA()), c32(1));
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(loop.getBody());
-  Value kStep = loop.getInductionVar();
-  Value stage = stageOf(*this, kStep);
+  // The ring counts this CTA's steps; the copies take the global K step.
+  Value step = loop.getInductionVar();
+  Value kStep = add(kBegin, step);
+  Value stage = stageOf(*this, step);
   // Wait until the consumers released the stage's previous contents; in the
   // first round the "previous phase" (parity 1) counts as complete.
   NVVM::MBarrierTryWaitParityOp::create(
       b, loc, emptyBarrier(stage),
-      arith::XOrIOp::create(b, loc, parityOf(*this, kStep), c32(1)), c32(0));
+      arith::XOrIOp::create(b, loc, parityOf(*this, step), c32(1)), c32(0));
   auto ifLane0Copies = scf::IfOp::create(b, loc, eq(lane, 0), false);
   {
     OpBuilder::InsertionGuard g(b);
@@ -704,6 +737,10 @@ Value GemmPipelineEmitter::scaleOffset(const GemmOperand &op, Value tileRow,
 }
 
 Value GemmPipelineEmitter::epilogueScale() {
+  // Split-K partial sums are scaled once, after their sum (the finalize
+  // kernel).
+  if (plan.splitK > 1)
+    return arith::ConstantOp::create(b, loc, b.getF32FloatAttr(1.0f));
   auto amax = [&](Value buffer) {
     return loadAmax(b, loc, buffer);
   };
@@ -747,7 +784,7 @@ void GemmPipelineEmitter::storeOutput(Value tileRow, Value tileCol,
     scaled = arith::TruncFOp::create(b, loc, plan.resultElement, scaled);
   // C is [batch, M, N] flattened; the index type is 64-bit.
   memref::StoreOp::create(b, loc, scaled, args[7],
-                          ValueRange{outputIndex(*this, batchIdx, row, col)});
+                          ValueRange{outputIndex(*this, outputBatch, row, col)});
   noteStored(scaled);
 }
 
@@ -770,7 +807,7 @@ void GemmPipelineEmitter::storeOutputRow(Value tileRow, Value tileCol0,
   uint64_t alignment = (plan.n * elementBytes) % 16 == 0 && vectorBytes % 16 == 0
                            ? 16
                            : elementBytes;
-  Value flat = outputIndex(*this, batchIdx, add(rowA0, tileRow),
+  Value flat = outputIndex(*this, outputBatch, add(rowA0, tileRow),
                            add(rowB0, tileCol0));
   vector::StoreOp::create(b, loc, scaled, args[7], ValueRange{flat},
                           /*nontemporal=*/false, llvm::MaybeAlign(alignment));
@@ -950,7 +987,7 @@ void GemmPipelineEmitter::storeMmaFragment(Value tileRow0, Value tileCol0,
   };
   // Element (batch * M + row) * N + col of C.
   Value flatRow = arith::AddIOp::create(
-      b, loc, arith::MulIOp::create(b, loc, i64(batchIdx), c64(plan.m)),
+      b, loc, arith::MulIOp::create(b, loc, i64(outputBatch), c64(plan.m)),
       i64(row));
   Value first = arith::AddIOp::create(
       b, loc, arith::MulIOp::create(b, loc, flatRow, c64(plan.n)), i64(col));

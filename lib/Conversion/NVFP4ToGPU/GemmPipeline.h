@@ -141,6 +141,11 @@ struct GemmSchedule {
   /// At most this many persistent CTAs (0: one per SM of the chip); tests
   /// use it to give every CTA several tiles of a small GEMM.
   int64_t gridLimit = 0;
+  /// Split-K: the K steps of a tile are shared by this many CTAs, each
+  /// writing its FP32 partial sums to a workspace [batch, splitK, M, N] that
+  /// a finalize kernel sums in split order, scales by alpha and converts
+  /// (deterministic). For GEMMs with fewer tiles than SMs (small M, decode).
+  int64_t splitK = 1;
 
   /// The route: the operands are decoded into F16 scratch by their own
   /// kernels before the GEMM (decodedStages > 0, decoderWarpgroups == 0).
@@ -150,8 +155,8 @@ struct GemmSchedule {
 
   /// "128x256x256_s2_d2w1_p8": tile, FP4 stages, decoded stages and decoder
   /// warpgroups (when decodedStages > 0), persistent with its raster group
-  /// (when persistent) and "_gN" with a grid limit. parseGemmSchedule reads
-  /// it back.
+  /// (when persistent) and "_gN" with a grid limit, "_kS" with split-K.
+  /// parseGemmSchedule reads it back.
   std::string name() const;
 };
 
@@ -215,6 +220,8 @@ struct GemmPlan : GemmSchedule {
   int64_t freeBarrierByte() const { return 16 * stages; }
 
   int64_t kSteps() const { return k / kGemmTileK; }
+  /// The K steps one CTA walks (all of them unless split-K).
+  int64_t kStepsPerCTA() const { return kSteps() / splitK; }
   /// Tiles of C over all batch elements.
   int64_t tiles() const {
     return batch * ((m + tileM - 1) / tileM) * ((n + tileN - 1) / tileN);
@@ -243,8 +250,8 @@ struct GemmPlan : GemmSchedule {
                kSwizzleRepeatBytes;
   }
   int64_t producerWarp() const { return consumerWarps; }
-  /// The grid: (N tiles, M tiles, batch), or (min(tiles, maxCTAs), 1, 1)
-  /// when persistent.
+  /// The grid: (N tiles, M tiles, batch x splitK), or (min(tiles, maxCTAs),
+  /// 1, 1) when persistent.
   std::array<int64_t, 3> grid() const;
 };
 
@@ -351,10 +358,12 @@ public:
   Value linearTileOf(Value i);
   /// Makes the epilogue helpers (storeOutput, ...) address tile `tile`.
   void setTile(const TileCoords &tile) {
-    batchIdx = tile.batch;
+    batchIdx = outputBatch = tile.batch;
     rowA0 = tile.rowA;
     rowB0 = tile.rowB;
   }
+  /// The first K step this CTA walks (split-K: its split's; else 0).
+  Value firstKStep() const { return kBegin; }
   /// Blocks until stage `kStep % stages` holds K step `kStep`.
   void waitFull(Value kStep);
   /// This thread is done reading stage `kStep % stages`.
@@ -430,6 +439,10 @@ private:
 
   ValueRange args;
   Value tid, warp, lane, batchIdx, rowA0, rowB0;
+  /// The batch index of C the epilogue addresses: batchIdx, or with
+  /// split-K batchIdx * splitK + split (the workspace's [batch, splitK]).
+  Value outputBatch;
+  Value kBegin;
   Value smem; ///< shared-memory base pointer, kSwizzleRepeatBytes aligned
   /// The f32 max |C| this thread stored (a one-element private buffer
   /// that LLVM promotes to a register), with GemmPlan::outputAmax.

@@ -291,6 +291,76 @@ gpu::GPUFuncOp buildDecodeToF16Kernel(ModuleOp module,
       });
 }
 
+/// Split-K's finalize kernel: C = alpha' * (sum over the splits, in split
+/// order, of the FP32 partial sums in `workspace` [batch, splits, M, N]),
+/// rounded to C's element type; with an output amax, also max |C| (as the
+/// SIMT GEMM: one atomic max per warp). alpha' is the tensor-core
+/// epilogue's, in the same order. One thread per element of C.
+gpu::GPUFuncOp buildSplitKFinalizeKernel(ModuleOp module, int64_t batch,
+                                         int64_t m, int64_t n, int64_t splits,
+                                         RankedTensorType result,
+                                         bool outputAmax) {
+  MLIRContext *ctx = module.getContext();
+  auto f32 = Float32Type::get(ctx);
+  auto i32 = IntegerType::get(ctx, 32);
+  Type element = result.getElementType();
+  SmallVector<Type> argTypes = {MemRefType::get({batch * splits * m * n}, f32),
+                                MemRefType::get({1}, i32),
+                                MemRefType::get({1}, i32), f32,
+                                MemRefType::get({batch * m * n}, element)};
+  if (outputAmax)
+    argTypes.push_back(MemRefType::get({1}, i32));
+  std::string name = "nvfp4_splitk_finalize_" +
+                     (batch > 1 ? std::to_string(batch) + "x" : "") +
+                     std::to_string(m) + "x" + std::to_string(n) + "_k" +
+                     std::to_string(splits) + "_to_" + typeName(element) +
+                     (outputAmax ? "_amax" : "");
+  int64_t outputs = batch * m * n;
+  return getOrCreateKernel(
+      module, name, argTypes, kThreadsPerBlock,
+      [&](OpBuilder &b, Location loc, ValueRange args) {
+        ScalarBuilder s(b, loc);
+        IndexMath im{b, loc};
+        Value tid = globalThreadIndex(b, loc);
+        TypeRange yielded = outputAmax ? TypeRange(f32) : TypeRange();
+        auto ifValid = scf::IfOp::create(b, loc, yielded, im.lt(tid, outputs),
+                                         /*withElseRegion=*/outputAmax);
+        if (outputAmax) {
+          b.setInsertionPointToStart(ifValid.elseBlock());
+          scf::YieldOp::create(b, loc, ValueRange{s.f32(0.0f)});
+        }
+        b.setInsertionPointToStart(ifValid.thenBlock());
+        Value bt = im.div(tid, m * n), inside = im.rem(tid, m * n);
+        Value sum;
+        for (int64_t split = 0; split < splits; ++split) {
+          Value index = im.add(im.mul(im.add(im.mul(bt, splits), im.c(split)),
+                                      m * n),
+                               inside);
+          Value partial =
+              memref::LoadOp::create(b, loc, args[0], ValueRange{index});
+          sum = split ? arith::AddFOp::create(b, loc, sum, partial).getResult()
+                      : partial;
+        }
+        // alpha' = ((alpha * amaxA) * amaxB) * fp32(1 / (36 * 448^2)).
+        Value alpha = arith::MulFOp::create(b, loc, args[3],
+                                            loadAmax(b, loc, args[1]));
+        alpha = arith::MulFOp::create(b, loc, alpha, loadAmax(b, loc, args[2]));
+        alpha = arith::MulFOp::create(b, loc, alpha,
+                                      s.f32(1.0f / (36.0f * 448.0f * 448.0f)));
+        Value value =
+            s.fromF32(arith::MulFOp::create(b, loc, sum, alpha), element);
+        memref::StoreOp::create(b, loc, value, args[4], ValueRange{tid});
+        if (!outputAmax) {
+          b.setInsertionPointAfter(ifValid);
+          return;
+        }
+        scf::YieldOp::create(
+            b, loc, math::AbsFOp::create(b, loc, s.toF32(value)).getResult());
+        b.setInsertionPointAfter(ifValid);
+        warpMaxToAmax(b, loc, ifValid.getResult(0), args[5]);
+      });
+}
+
 /// The tensor map (`mapType`, a !nvgpu.tensormap.descriptor) of `buffer`
 /// viewed as [batch, rows, rowBytes], created by the host.
 Value createTensorMap(OpBuilder &b, Location loc, Value buffer, int64_t batch,
@@ -344,7 +414,11 @@ std::optional<GemmPlan> planGemm(const ::nvfp4::target::ChipInfo &chip,
                                      : wgmmaGemmSharedBytes(plan);
     return reason;
   };
-  auto make = [&](const GemmSchedule &schedule) {
+  auto make = [&](GemmSchedule schedule) {
+    // The quantizing epilogue needs whole sums: no split-K (unless forced,
+    // which the kernel then reports).
+    if (output == GemmOutput::Quantized && !forced)
+      schedule.splitK = 1;
     GemmPlan plan = makeGemmPlan(chip, schedule, lhsType, rhsType,
                                  resultType.getElementType());
     plan.outputAmax = output == GemmOutput::ValuesAndAmax;
@@ -353,7 +427,9 @@ std::optional<GemmPlan> planGemm(const ::nvfp4::target::ChipInfo &chip,
   };
   if (forced) {
     GemmPlan plan = make(*forced);
-    whyNot = unsupported(plan);
+    whyNot = forced->splitK > 1 && output == GemmOutput::Quantized
+                 ? "the quantizing epilogue needs whole sums (no split-K)"
+                 : unsupported(plan);
     if (!whyNot.empty())
       return std::nullopt;
     return plan;
@@ -412,8 +488,24 @@ LogicalResult launchGemm(ConversionPatternRewriter &rewriter, Operation *op,
   bool tcgen05 = chip.has(::nvfp4::target::Instruction::Tcgen05BlockScaleMma);
   bool mmaBlockScale =
       !tcgen05 && chip.has(::nvfp4::target::Instruction::MmaSyncBlockScale);
-  SmallVector<Type> argTypes = gemmKernelArgTypes(
-      *plan, matmulArgTypes(lhsType, rhsType, resultType, output));
+  SmallVector<Type> bufferTypes =
+      matmulArgTypes(lhsType, rhsType, resultType, output);
+  // Split-K: the GEMM writes FP32 partial sums [batch, splits, M, N]
+  // (unscaled); the finalize kernel after it writes C (and its amax).
+  Value workspace;
+  if (plan->splitK > 1) {
+    auto workspaceType = MemRefType::get(
+        {plan->batch * plan->splitK * plan->m * plan->n},
+        rewriter.getF32Type());
+    workspace = allocDevice(rewriter, loc, workspaceType, /*zeroFill=*/false);
+    plan->resultElement = rewriter.getF32Type();
+    plan->outputAmax = false;
+    bufferTypes.resize(8);
+    bufferTypes[7] = workspaceType;
+    args.resize(8);
+    args[7] = workspace;
+  }
+  SmallVector<Type> argTypes = gemmKernelArgTypes(*plan, bufferTypes);
   if (plan->decodesSeparately()) {
     // The route: both operands decoded into F16 scratch, whose tensor maps
     // (F16 elements, plan->k per row) replace the codes'.
@@ -440,7 +532,14 @@ LogicalResult launchGemm(ConversionPatternRewriter &rewriter, Operation *op,
           i % 3 == 0 ? (plan->decodesSeparately() ? plan->k : plan->k / 2)
                      : plan->k / 16,
           argTypes[i]);
-  std::string name = matmulName(lhsType, rhsType, resultType, output);
+  // A split-K GEMM writes FP32 partial sums: named for what it writes.
+  std::string name =
+      plan->splitK > 1
+          ? matmulName(lhsType, rhsType,
+                       RankedTensorType::get(resultType.getShape(),
+                                             rewriter.getF32Type()),
+                       GemmOutput::Values)
+          : matmulName(lhsType, rhsType, resultType, output);
   gpu::GPUFuncOp kernel =
       tcgen05 ? buildTcgen05GemmKernel(module, *plan, argTypes,
                                        name + "tcgen05_" + plan->name())
@@ -454,6 +553,18 @@ LogicalResult launchGemm(ConversionPatternRewriter &rewriter, Operation *op,
                                  name + "wgmma_" + plan->name());
   launchKernel(rewriter, loc, kernel, plan->grid(), plan->threads(),
                plan->sharedMemoryBytes(), args);
+  if (plan->splitK > 1) {
+    bool withAmax = output == GemmOutput::ValuesAndAmax;
+    gpu::GPUFuncOp finalize = buildSplitKFinalizeKernel(
+        module, plan->batch, plan->m, plan->n, plan->splitK, resultType,
+        withAmax);
+    SmallVector<Value> finalizeArgs = {workspace, lhs[2], rhs[2], alpha,
+                                       flatten(rewriter, loc, outputs[0])};
+    if (withAmax)
+      finalizeArgs.push_back(flatten(rewriter, loc, outputs[1]));
+    launchKernel(rewriter, loc, finalize, plan->batch * plan->m * plan->n,
+                 kThreadsPerBlock, finalizeArgs);
+  }
   return success();
 }
 

@@ -197,6 +197,8 @@ struct MmaBlockScaleConsumer {
 std::string
 kernels::mmaBlockScaleGemmUnsupportedReason(const GemmPlan &plan,
                                             int64_t maxSharedMemoryBytes) {
+  if (plan.splitK > 1)
+    return "split-K is not implemented for the mma.sync block_scale kernel yet";
   if (plan.tileM != kWarpsM * kWarpTileM || plan.tileN != kWarpsN * kWarpTileN ||
       plan.consumerWarps != kWarpsM * kWarpsN)
     return "the mma.sync block_scale kernel needs a 128 x 128 tile and 9 "

@@ -118,6 +118,8 @@ tgt::Expected<Tcgen05Constants> planConstants(const GemmPlan &plan) {
   if (plan.scaleStaging != GemmScaleStaging::Atoms128x4 ||
       plan.stageRelease != GemmStageRelease::Tcgen05Commit)
     return fail("the pipeline plan is not laid out for tcgen05");
+  if (plan.splitK > 1)
+    return fail("split-K is not implemented for the tcgen05 kernel yet");
   if (plan.tileM != 128 || plan.tileN % kLoadColumns != 0 ||
       plan.consumerWarps != kEpilogueWarps + 1)
     return fail("the tcgen05 kernel needs a 128 x 32n tile and 6 warps");

@@ -239,7 +239,7 @@ struct WgmmaConsumer {
     SmallVector<Value> zeros(
         kAccumulators,
         arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0.0f)));
-    auto kLoop = scf::ForOp::create(b, loc, e.c32(0), e.c32(plan.kSteps()),
+    auto kLoop = scf::ForOp::create(b, loc, e.c32(0), e.c32(plan.kStepsPerCTA()),
                                     e.c32(1), zeros);
     {
       OpBuilder::InsertionGuard guard(b);
@@ -337,6 +337,11 @@ std::string kernels::wgmmaGemmUnsupportedReason(const GemmPlan &plan,
   if (plan.tileM != kWarpgroups * kWarpgroupRows || plan.tileN != 128 ||
       plan.consumerWarps != 4 * kWarpgroups)
     return "the wgmma kernel needs a 128 x 128 tile and 8 consumer warps";
+  if (plan.persistent)
+    return "the one-tile-per-CTA wgmma kernel is not persistent";
+  if (plan.splitK > 1 && plan.kSteps() % plan.splitK != 0)
+    return "split-K " + std::to_string(plan.splitK) + " does not divide the " +
+           std::to_string(plan.kSteps()) + " K steps";
   GemmPlan withBuffers = plan;
   withBuffers.consumerSharedBytes = wgmmaGemmSharedBytes(plan);
   if (withBuffers.sharedMemoryBytes() > maxSharedMemoryBytes)
