@@ -64,8 +64,10 @@ def say(text):
     print(text, flush=True)
 
 
-def check(ok, what):
-    say(("ok   " if ok else "FAIL ") + what)
+def check(ok, what, quiet=False):
+    """Prints `what` (only a failure when quiet) and records a failure."""
+    if not ok or not quiet:
+        say(("ok   " if ok else "FAIL ") + what)
     if not ok:
         FAILURES.append(what)
     return ok
@@ -128,8 +130,9 @@ def amax_of(raw):
 
 
 def operand_check(label, source, block, sr, parts):
-    """Checks one quantized operand; returns its float64 dequantization
-    from the kernels' own bytes."""
+    """Checks one quantized operand (prints only a failure); returns its
+    float64 dequantization from the kernels' own bytes, whether it passed
+    and the SR statistic (None for RN)."""
     import torch
     want = ref.quantize(source, block)
     rows, cols = source.shape
@@ -138,7 +141,7 @@ def operand_check(label, source, block, sr, parts):
     scales = parts["scales"]
     ok_scales = torch.equal(scales.reshape(-1), want["scales"].reshape(-1))
     codes = ref.unpack(parts["codes"].reshape(rows, cols // 2))
-    detail = ""
+    detail, z = "", None
     if not sr:
         different = int((codes != want["codes"]).sum())
         ok_codes = different == 0
@@ -158,13 +161,13 @@ def operand_check(label, source, block, sr, parts):
         detail = f", SR z = {z:+.2f}" + ("" if neighbour else
                                           ", codes not neighbours") + \
             ("" if sign else ", signs differ")
+    codes_word = ("=" if not sr else "valid") if ok_codes else "WRONG"
     ok = check(ok_amax and ok_scales and ok_codes,
                f"{label}: amax {'=' if ok_amax else '!='}, scales "
-               f"{'=' if ok_scales else '!='}, codes "
-               f"{'=' if ok_codes and not sr else ('valid' if ok_codes else 'WRONG')}"
-               f"{detail}")
+               f"{'=' if ok_scales else '!='}, codes {codes_word}{detail}",
+               quiet=True)
     values = e4m3_values(scales.reshape(want["scales"].shape))
-    return ref.dequantize(codes, values, amax, block), ok
+    return ref.dequantize(codes, values, amax, block), ok, z
 
 
 def rel_error(got, want):
@@ -207,7 +210,7 @@ def verify_layer(label, layer, x, w, dy, y, dx, dw):
     sources = {"forward": {0: x, 1: w},
                "backward": {0: dy, 1: w.t().contiguous(),
                             2: dy.t().contiguous(), 3: x.t().contiguous()}}
-    dequantized, operands_ok = {}, True
+    dequantized, operands_ok, zs = {}, True, []
     for phase in ("forward", "backward"):
         for name, argument, block, sr, rht, parts in workspace_operands(
                 layer, phase):
@@ -215,10 +218,12 @@ def verify_layer(label, layer, x, w, dy, y, dx, dw):
             if rht:
                 source = ref.hadamard(source)
             what = ("H " if rht else "") + LABELS[phase][argument]
-            dequantized[LABELS[phase][argument]], ok = operand_check(
+            dequantized[LABELS[phase][argument]], ok, z = operand_check(
                 f"{label} {what:6s} {block[0]}x{block[1]}"
                 f"{' SR' if sr else ''}", source, block, sr, parts)
             operands_ok &= ok
+            if z is not None:
+                zs.append(z)
     if sorted(dequantized) != sorted(["X", "W", "dY", "W^T", "dY^T",
                                       "X^T"]):
         check(False, f"{label}: quantized operands {sorted(dequantized)}")
@@ -230,13 +235,18 @@ def verify_layer(label, layer, x, w, dy, y, dx, dw):
             ("dX", dx, lambda: d["dY"] @ d["W^T"].t()),
             ("dW", dw, lambda: d["dY^T"] @ d["X^T"].t())):
         errors[what] = rel_error(got, want())
-    gemm_ok = check(all(e <= TOLERANCE for e in errors.values()),
-                    f"{label} GEMMs vs float64 of the operands: " +
-                    ", ".join(f"{k} {v:.1e}" for k, v in errors.items()))
+    gemm_ok = all(e <= TOLERANCE for e in errors.values())
+    check(gemm_ok and operands_ok,
+          f"{label}: {len(dequantized)} operands "
+          f"{'as the reference' if operands_ok else 'WRONG'}"
+          + (f" (SR z {', '.join(f'{z:+.1f}' for z in zs)})" if zs else "")
+          + "; GEMMs vs float64 of them: "
+          + ", ".join(f"{k} {v:.1e}" for k, v in errors.items()))
     # For scale: how far NVFP4 is from the unquantized product.
     quantization = rel_error(y, x.double() @ w.double().t())
     return {"operands_ok": operands_ok, "gemm_ok": gemm_ok,
-            "errors": errors, "fprop_vs_unquantized": quantization}
+            "errors": errors, "sr_z": zs,
+            "fprop_vs_unquantized": quantization}
 
 
 def layer_case(recipe_name, k, n, tokens, device, cache_dir, seed):
