@@ -4,11 +4,16 @@
 #   here:  bash examples/training/run_training.sh [model options]
 #          builds the tree and writes examples/training/kit/ (the layer
 #          kernels of every arm and linear shape, the policies,
-#          libnvfp4_runtime.so; about 7 MiB) with make_kit.py
-#   GPU:   bash examples/training/run_training.sh --device --time-budget S
-#          [train.py options]   (carrying examples/training/kit; PyTorch
-#          with CUDA, matplotlib) runs train.py; its logs, summary and plot
-#          go to $OUT/training (examples/training/runs/training without $OUT)
+#          libnvfp4_runtime.so; about 6 MiB) with make_kit.py
+#   GPU:   bash examples/training/run_training.sh --device [--check]
+#          [train.py or check.py options]   (carrying examples/training/kit;
+#          PyTorch with CUDA, matplotlib) runs train.py (or, with --check,
+#          check.py: the layer and model checks of RESULTS.md). The run's
+#          files go to one archive, $OUT/$NAME.tar.gz, with its summary
+#          (and plot) beside it as $OUT/$NAME-summary.md and
+#          $OUT/$NAME-loss_curves.png; NAME is $TRAINING_RUN, default
+#          "training" ("check" with --check). Without $OUT:
+#          examples/training/runs/.
 set -uo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
@@ -22,17 +27,38 @@ if [[ ${1:-} != --device ]]; then
   exit $?
 fi
 shift
+SCRIPT=train.py
+NAME=${TRAINING_RUN:-training}
+if [[ ${1:-} == --check ]]; then
+  SCRIPT=check.py
+  NAME=${TRAINING_RUN:-check}
+  shift
+fi
 
-RUN=${OUT:-$HERE/runs}/training
+BASE=${OUT:-$HERE/runs}
+RUN=$BASE/$NAME
 mkdir -p "$RUN"
+
+# One archive and the summary beside it: a device call returns few files.
+bundle() {
+  [[ -d $RUN ]] || return 0
+  tar -czf "$BASE/$NAME.tar.gz" -C "$BASE" "$NAME" &&
+    for f in summary.md loss_curves.png; do
+      [[ -f $RUN/$f ]] && cp "$RUN/$f" "$BASE/$NAME-$f"
+    done
+  [[ -f $BASE/$NAME.tar.gz ]] && rm -rf "$RUN"
+}
+trap bundle EXIT
+trap "exit 143" TERM
+
 {
   nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
   export PYTHONPATH="$ROOT/python:$ROOT/runtime/python${PYTHONPATH:+:$PYTHONPATH}"
   export NVFP4_RUNTIME_LIBRARY="$KIT/lib/libnvfp4_runtime.so"
   # The kit's cache is prepared; there is no compiler on the GPU machine.
   export NVFP4_TOOLS_DIR="$KIT/no-compiler-here"
-  python3 "$HERE/train.py" --kit "$KIT" --out "$RUN" "$@"; status=$?
-  echo "training exit status: $status"
+  python3 "$HERE/$SCRIPT" --kit "$KIT" --out "$RUN" "$@"; status=$?
+  echo "$SCRIPT exit status: $status"
   exit $status
-} 2>&1 | tee "$RUN/train.log"
+} 2>&1 | tee "$RUN/$NAME.log"
 exit "${PIPESTATUS[0]}"

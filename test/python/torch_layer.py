@@ -102,6 +102,54 @@ class LinearTest(unittest.TestCase):
                          "rht=1 stochastic-rounding=1 weight-2d=1 "
                          "seed-argument=4")
 
+    def test_backward_quantizes_the_weight_of_its_forward(self):
+        # The dgrad operand W^T is the weight the step's forward saw, however
+        # it was written: an in-place update that bumps the version counter
+        # (torch.no_grad() add_), and one that does not (a write through
+        # .data, as some optimizers do). A W^T cached across steps and keyed
+        # on the version counter trained the H200 run's NVFP4 arms with a
+        # stale dgrad weight. The GPU launch is stubbed (CPU PyTorch).
+        seen = []
+
+        class Kernels:
+            def workspace_bytes(self, phase):
+                return 1
+
+            def forward(self, x, w, y, stream, workspace):
+                y.copy_(x @ w.t())
+
+            def backward(self, dy, wt, dyt, xt, seed, dx, dw, stream,
+                         workspace):
+                seen.append(wt.clone())
+                dx.copy_(dy @ wt.t())
+                dw.copy_(dyt @ xt.t())
+
+        saved = nt._stream, nt._workspace
+        nt._stream = lambda device: 0
+        nt._workspace = lambda kernels, phase, device, layer: None
+        try:
+            for dtype in (torch.float32, torch.bfloat16):
+                layer = nt.Linear(32, 16, bias=False, dtype=dtype)
+                layer._kernels_for = lambda tokens, device: Kernels()
+                x = torch.randn(16, 32, dtype=torch.bfloat16)
+
+                def bump():
+                    with torch.no_grad():
+                        layer.weight.mul_(0.5)
+
+                def quiet():
+                    layer.weight.data.add_(0.25)
+
+                for update in (None, bump, quiet, quiet, bump):
+                    if update:
+                        update()
+                    w = layer.weight.to(torch.bfloat16)
+                    nt._nvfp4_linear(x, w, layer._id).sum().backward()
+                    self.assertTrue(torch.equal(seen[-1], w.t()),
+                                    (dtype, update and update.__name__))
+        finally:
+            nt._stream, nt._workspace = saved
+
     def test_seeds_differ_per_layer_and_step(self):
         a, b = nt.Linear(32, 16), nt.Linear(32, 16)
         a.layer_name, b.layer_name = "blocks.0.fc1", "blocks.0.fc2"

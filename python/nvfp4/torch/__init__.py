@@ -185,7 +185,11 @@ def _backward_impl(dy, x, w, layer_id):
     layer = _layer(layer_id)
     kernels = layer._kernels_for(x.shape[0], x.device)
     dy = dy.to(_BF16).contiguous()
-    wt = layer._transposed_weight(w)
+    # W^T of the weight this step's forward saw, transposed every step: a
+    # copy cached across steps goes stale whenever an update bypasses the
+    # version counter (a .data write), and the transpose costs ~2 MB of
+    # copying against the layer's GEMMs.
+    wt = w.t().contiguous()
     dyt = dy.t().contiguous()
     xt = x.t().contiguous()
     dx = torch.empty_like(x)
@@ -292,7 +296,6 @@ class Linear(torch.nn.Linear):
         self._kernels = {}
         self._seed_base = None
         self._steps = 0
-        self._transposed = None
         self.keep_workspaces = False  # tests: keep the last workspaces
         self.last_workspaces = {}
 
@@ -312,7 +315,6 @@ class Linear(torch.nn.Linear):
         layer._kernels = {}
         layer._seed_base = None
         layer._steps = 0
-        layer._transposed = None
         layer.keep_workspaces = False
         layer.last_workspaces = {}
         return layer
@@ -341,17 +343,6 @@ class Linear(torch.nn.Linear):
                 self.recipe.seed, zlib.crc32(self.layer_name.encode()))
         self._steps += 1
         return _lk.derive_stream_seed(self._seed_base, self._steps)
-
-    def _transposed_weight(self, w):
-        # W^T is the same until the optimizer updates the weight: gradient
-        # accumulation's micro-steps reuse it.
-        key = (self.weight.data_ptr(), self.weight._version, w.data_ptr()
-               if w is self.weight else None, w.dtype)
-        if self._transposed is not None and self._transposed[0] == key:
-            return self._transposed[1]
-        wt = w.t().contiguous()
-        self._transposed = (key, wt)
-        return wt
 
     def _keep(self, phase, workspace, kernels):
         if self.keep_workspaces:
