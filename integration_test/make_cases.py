@@ -617,6 +617,13 @@ def main():
                 batch=2, schedule="128x256x256_s2_d2w1_p1")
     matmul_case(out, args, "matmul_v2_odd_144x80x512", 144, 80, 512,
                 schedule="128x256x256_s2_d2w1_p8")
+    # Split-K (FP32 partials summed in split order by a finalize kernel):
+    # the rule's choice for a decode-like shape, and forced on a ragged
+    # BF16 one with alpha (3 splits of 3 K steps).
+    matmul_case(out, args, "matmul_splitk_16x1024x1024", 16, 1024, 1024)
+    matmul_case(out, args, "matmul_splitk_200x328x768_bf16_k3", 200, 328,
+                768, block_b=(1, 16), result="bf16", alpha=2.0,
+                schedule="128x128x256_s4_k3")
     # The route: decode kernels into F16 scratch, then the same wgmma
     # pipeline fed by TMA (ragged, BF16 out with alpha, batched, the
     # quantizing epilogue).
