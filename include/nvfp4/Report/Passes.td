@@ -36,14 +36,20 @@ def NVFP4PrintPrecisionReport
     Example:
 
     ```
-    nvfp4-opt model.mlir --nvfp4-assign-precision \
+    nvfp4-opt examples/llama_block.mlir --nvfp4-assign-precision \
         --nvfp4-print-precision-report='svg-file=share.svg' -o /dev/null
     ```
 
-    prints, on standard error,
+    prints, on standard error (one block: the default policy keeps no block
+    in BF16 by position, the attention BMMs stay BF16 by kind),
 
     ```
-    NVFP4 precision report: 3 GEMMs, 1 in NVFP4, 42.9% of 2.80e+08 GEMM FLOPs
+    NVFP4 precision report: 9 GEMMs, 7 in NVFP4
+    GEMM FLOPs: 56103010304 total, 55834574848 in NVFP4 (99.52%)
+
+    Per layer:
+     layer  gemms  nvfp4                 flops           nvfp4 flops     share
+         0      9      7           56103010304           55834574848    99.52%
     ...
     ```
   }];

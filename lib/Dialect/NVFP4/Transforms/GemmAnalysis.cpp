@@ -523,13 +523,16 @@ void GemmAnalysis::resolveRoles(MutableArrayRef<GemmInfo> group) {
       info.role = GemmRole::Fprop;
       continue;
     }
+    // A copy of the op for the lambdas: C++17 (and clang 14, which builds
+    // the fuzzer) cannot capture a structured binding.
+    auto op = info.op;
     if (llvm::any_of(
-            uses, [&](unsigned j) { return flowsTo(info.op, group[j].op); })) {
+            uses, [&](unsigned j) { return flowsTo(op, group[j].op); })) {
       info.role = GemmRole::Fprop;
       continue;
     }
     if (llvm::any_of(
-            uses, [&](unsigned j) { return flowsTo(group[j].op, info.op); })) {
+            uses, [&](unsigned j) { return flowsTo(group[j].op, op); })) {
       info.role = GemmRole::Dgrad;
       continue;
     }
