@@ -154,6 +154,18 @@ static std::string formatLocation(Location loc) {
   return text;
 }
 
+/// The manifest's name of a buffer element type. An f4E2M1FN element (one
+/// code, nvfp4.pack's input) occupies one byte in memory (LLVM's store size
+/// of i4), the code in the low nibble: the runtime moves it as an i8.
+static std::string manifestElementType(Type type) {
+  if (isa<Float4E2M1FNType>(type))
+    return "i8";
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << type;
+  return text;
+}
+
 /// The index of `value` among the entry block arguments of `func`, or -1.
 static int64_t argumentIndex(Value value, func::FuncOp func) {
   auto arg = dyn_cast<BlockArgument>(value);
@@ -285,8 +297,7 @@ static LogicalResult collectLaunches(ModuleOp module, CompileResult &result,
     if (inserted) {
       BufferInfo info;
       auto memref = cast<MemRefType>(operand.getType());
-      llvm::raw_string_ostream os(info.elementType);
-      os << memref.getElementType();
+      info.elementType = manifestElementType(memref.getElementType());
       info.elements = memref.getNumElements();
       info.argument = argumentIndex(root, host);
       result.buffers.push_back(std::move(info));
@@ -346,8 +357,7 @@ static LogicalResult collectLaunches(ModuleOp module, CompileResult &result,
             map.getTensor().getDefiningOp<memref::CastOp>().getSource());
       } else if (auto memref = dyn_cast<MemRefType>(operand.getType())) {
         param.type = "ptr";
-        llvm::raw_string_ostream os(param.elementType);
-        os << memref.getElementType();
+        param.elementType = manifestElementType(memref.getElementType());
         param.elements = memref.getNumElements();
         param.buffer = bufferFor(operand);
       } else {

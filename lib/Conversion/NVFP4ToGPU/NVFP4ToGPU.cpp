@@ -75,7 +75,7 @@ static LogicalResult checkReservedSymbols(ModuleOp module) {
 static LogicalResult checkSupportedOps(ModuleOp module,
                                        const ::nvfp4::target::ChipInfo &chip) {
   WalkResult result = module.walk([&](Operation *op) {
-    if (isa<PackOp, UnpackOp, SwizzleScalesOp>(op)) {
+    if (isa<UnpackOp, SwizzleScalesOp>(op)) {
       op->emitOpError("has no GPU lowering yet: the GPU path keeps codes "
                       "packed two per byte, and repacking kernels do not "
                       "exist yet");
@@ -227,6 +227,7 @@ struct ConvertNVFP4ToGPUPass
       return signalPassFailure();
     }
     populateTransposeToGPUPatterns(converter, patterns);
+    populatePackingToGPUPatterns(converter, patterns);
 
     ConversionTarget target(*ctx);
     target.addLegalDialect<arith::ArithDialect,

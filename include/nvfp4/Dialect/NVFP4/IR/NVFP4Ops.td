@@ -416,7 +416,10 @@ def NVFP4_PackOp : NVFP4_Op<"pack", [Pure,
     Builds a block-scaled tensor from its parts, e.g. a checkpoint quantized
     elsewhere. `codes` holds one E2M1 value per element, `scales` the E4M3
     block scales in the result's layout (see `!nvfp4.tensor`), and `amax` the
-    FP32 tensor amax. Operand types are implied by the result type.
+    FP32 tensor amax. Operand types are implied by the result type. On the
+    GPU path the codes are one byte each in memory, as MLIR stores
+    `f4E2M1FN` (the code in the low nibble, zero above), and a kernel packs
+    them two per byte.
 
     Constraints:
 
