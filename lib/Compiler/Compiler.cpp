@@ -27,6 +27,7 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Target/LLVMIR/Export.h"
 #include "mlir/Transforms/Passes.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/StringSwitch.h"
@@ -291,6 +292,8 @@ static LogicalResult collectLaunches(ModuleOp module, CompileResult &result,
     return failure();
   result.function = host.getSymName().str();
   llvm::DenseMap<Value, int64_t> bufferIds;
+  // Host ops the manifest describes beyond plumbing (seed mixing).
+  llvm::DenseSet<Operation *> describedOps;
   auto bufferFor = [&](Value operand) -> int64_t {
     Value root = rootOf(operand);
     auto [it, inserted] = bufferIds.try_emplace(root, result.buffers.size());
@@ -373,6 +376,17 @@ static LogicalResult collectLaunches(ModuleOp module, CompileResult &result,
             argumentIndex(rootOf(base), host) >= 0) {
           param.argument = argumentIndex(rootOf(base), host);
           param.seedStream = stream;
+          // The mixing is described (the runtime redoes it): its ops are
+          // not host computation.
+          SmallVector<Value> worklist = {operand};
+          while (!worklist.empty()) {
+            Operation *def = worklist.pop_back_val().getDefiningOp();
+            if (!def || !describedOps.insert(def).second)
+              continue;
+            for (Value input : def->getOperands())
+              if (input != base)
+                worklist.push_back(input);
+          }
         }
         Attribute constant;
         if (matchPattern(operand, m_Constant(&constant))) {
@@ -416,7 +430,9 @@ static LogicalResult collectLaunches(ModuleOp module, CompileResult &result,
   // The computation no kernel covers: the top-level ops of the host
   // function that do not serve the launches (a region's ops belong to it).
   for (Operation &op : host.getBody().front()) {
-    if (isLaunchPlumbing(&op))
+    // Dead ops compute nothing anyone sees (a fill whose GEMM became NVFP4).
+    if (isLaunchPlumbing(&op) || describedOps.contains(&op) ||
+        isOpTriviallyDead(&op))
       continue;
     HostComputation entry;
     entry.op = op.getName().getStringRef().str();
