@@ -265,6 +265,10 @@ def compile(mlir_text, chip="sm_103a", emit="ptx", keep_first=None,
     Raises:
       ValueError: with the compiler's diagnostics, for invalid IR, an
       unsupported chip or op, or a missing ptxas for "cubin".
+
+    Warns (RuntimeWarning) when the host function keeps computation that no
+    kernel covers (norms, softmax, BF16 GEMMs: the report's
+    "host_computation"), as nvfp4-compile does.
     """
     if not isinstance(mlir_text, str):
         raise ValueError("mlir_text must be a str")
@@ -282,4 +286,14 @@ def compile(mlir_text, chip="sm_103a", emit="ptx", keep_first=None,
     output, report_json = _compiler.compile(
         mlir_text, str(chip), str(emit), count(keep_first, "keep_first"),
         count(keep_last, "keep_last"), bool(report))
-    return (output, json.loads(report_json)) if report else output
+    manifest = json.loads(report_json)
+    left = manifest.get("host_computation")
+    if left:
+        import warnings
+        ops = sorted({entry["op"] for entry in left})
+        warnings.warn(
+            "@{} leaves {} operation(s) on the host that no kernel covers "
+            "({}, first at {}); the bundle is not runnable on its own".format(
+                manifest.get("function", "?"), len(left), ", ".join(ops),
+                left[0]["location"]), RuntimeWarning, stacklevel=2)
+    return (output, manifest) if report else output

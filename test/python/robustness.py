@@ -10,6 +10,7 @@
 # ValueError, not a SIGFPE of the interpreter.
 
 import unittest
+import warnings
 
 import numpy as np
 
@@ -112,6 +113,26 @@ func.func @f(%x: tensor<0x16xbf16>) -> f32 {
 }""", chip="sm_90a")
         self.assertIn("nothing to compile for the GPU: the nvfp4 operations "
                       "need no kernel", str(context.exception))
+
+    def test_compile_warns_about_host_computation(self):
+        # An RHT kernel, then a residual add the GPU path leaves on the host.
+        text = """
+func.func @f(%x: tensor<16x32xbf16>, %y: tensor<16x32xbf16>) -> tensor<16x32xbf16> {
+  %h = nvfp4.hadamard %x : tensor<16x32xbf16>
+  %e = tensor.empty() : tensor<16x32xbf16>
+  %s = linalg.add ins(%h, %y : tensor<16x32xbf16>, tensor<16x32xbf16>) outs(%e : tensor<16x32xbf16>) -> tensor<16x32xbf16>
+  return %s : tensor<16x32xbf16>
+}"""
+        with self.assertWarnsRegex(RuntimeWarning, "leaves .* on the host"):
+            _, report = nvfp4.compile(text, chip="sm_90a", report=True)
+        self.assertTrue(report["host_computation"])
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            nvfp4.compile("""
+func.func @f(%x: tensor<16x32xbf16>) -> tensor<16x32xbf16> {
+  %h = nvfp4.hadamard %x : tensor<16x32xbf16>
+  return %h : tensor<16x32xbf16>
+}""", chip="sm_90a")
 
     def test_compile_keep_defaults(self):
         with self.assertRaises(ValueError):
