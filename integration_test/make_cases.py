@@ -294,6 +294,36 @@ def transpose_case(out, args, name, shape):
                 "results": ["codes", "scales", "amax"]}, args)
 
 
+def pack_case(out, args, name, shape, block=(1, 16), swizzled=False):
+    """nvfp4.pack of a tensor quantized elsewhere (codes one per byte, scales
+    in the result's layout, the amax an f32 argument): the GPU value's bytes
+    must be the library's packed codes, the scales and the amax bits."""
+    x = make_input(shape, 17, edge=True)
+    q = nvfp4.quantize(x, block=block)
+    scales = np.asarray(q.scales, np.uint8)
+    if swizzled:
+        scales = nvfp4.swizzle_scales(scales.reshape(-1, scales.shape[-1]),
+                                      block=block)
+    dims = "x".join(str(d) for d in shape)
+    t = tensor_type(shape, block, swizzled)
+    scale_dims = ("x".join(str(d) for d in
+                           ((shape[0] + 127) // 128 * 128,
+                            (shape[1] // 16 + 3) // 4 * 4)) if swizzled else
+                  "x".join(str(d) for d in q.scales.shape))
+    mlir = (f"func.func @main(%c: tensor<{dims}xf4E2M1FN>, "
+            f"%s: tensor<{scale_dims}xf8E4M3FN>, %a: f32) -> {t} {{\n"
+            f"  %q = nvfp4.pack %c, %s, %a : {t}\n"
+            f"  return %q : {t}\n}}\n")
+    write_case(out, name, mlir,
+               {"codes": np.asarray(q.codes, np.uint8).reshape(-1),
+                "scales": scales.reshape(-1)},
+               {"codes": q.packed.reshape(-1), "scales": scales.reshape(-1),
+                "amax": np.array([q.amax], np.float32).view(np.uint32)},
+               {"kind": "pack", "args": ["codes", "scales", "a"],
+                "scalars": {"a": float(q.amax)},
+                "results": ["codes", "scales", "amax"]}, args)
+
+
 # Tensor-core GEMMs (K a multiple of 256 on sm_90a) sum in another order
 # than the reference: results must be within this max-norm relative error.
 MATMUL_TOLERANCE = 8e-3
@@ -583,6 +613,10 @@ def main():
     # The dgrad copy of a 16x16 weight quantization (nvfp4.transpose).
     transpose_case(out, args, "transpose_16x16_256x512", (256, 512))
     transpose_case(out, args, "transpose_16x16_48x160", (48, 160))
+    # nvfp4.pack of a tensor quantized elsewhere (a checkpoint).
+    pack_case(out, args, "pack_1x16_64x256", (64, 256))
+    pack_case(out, args, "pack_16x16_swizzled_48x160", (48, 160),
+              block=(16, 16), swizzled=True)
     # Tensor-core kernel (K % 256 == 0): square, skinny, edges, layouts.
     matmul_case(out, args, "matmul_256x512x1024", 256, 512, 1024)
     matmul_case(out, args, "matmul_skinny_1x384x256", 1, 384, 256,

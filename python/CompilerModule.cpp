@@ -20,6 +20,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
 
 namespace py = pybind11;
 using namespace mlir;
@@ -27,13 +28,16 @@ using namespace mlir;
 /// Compiles `text`; returns (output, report JSON). Raises ValueError with
 /// the diagnostics on any failure.
 static py::tuple compileText(const std::string &text, const std::string &chip,
-                             const std::string &emit, unsigned keepFirst,
-                             unsigned keepLast) {
+                             const std::string &emit,
+                             std::optional<unsigned> keepFirst,
+                             std::optional<unsigned> keepLast, bool report) {
   nvfp4::CompileOptions options;
   options.chip = chip;
+  // None: the recipe's defaults, scaled to the model's depth.
   options.keepFirst = keepFirst;
   options.keepLast = keepLast;
   options.buildPrecisionReport = true;
+  options.requireManifest = report;
   std::optional<nvfp4::EmitKind> kind = nvfp4::parseEmitKind(emit);
   if (!kind)
     throw py::value_error("unknown emit '" + emit +
@@ -43,6 +47,7 @@ static py::tuple compileText(const std::string &text, const std::string &chip,
   DialectRegistry registry;
   nvfp4::registerAllNVFP4Dependencies(registry);
   MLIRContext context(registry);
+  context.printOpOnDiagnostic(false);
   std::string diagnostics;
   llvm::raw_string_ostream os(diagnostics);
   llvm::SourceMgr sourceMgr;
@@ -65,5 +70,6 @@ static py::tuple compileText(const std::string &text, const std::string &chip,
 PYBIND11_MODULE(_compiler, module) {
   module.doc() = "nvfp4 IR to PTX/cubin (the nvfp4-compile path)";
   module.def("compile", &compileText, py::arg("mlir_text"), py::arg("chip"),
-             py::arg("emit"), py::arg("keep_first"), py::arg("keep_last"));
+             py::arg("emit"), py::arg("keep_first"), py::arg("keep_last"),
+             py::arg("report"));
 }

@@ -26,6 +26,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <limits>
 #include <optional>
@@ -105,42 +106,91 @@ std::string dtypeName(const py::array &Array) {
   return py::str(Array.dtype()).cast<std::string>();
 }
 
-/// A BF16 tensor read from float32 values or uint16 bit patterns.
-struct BF16Tensor {
+/// A C-contiguous copy (or view) of `Array` with elements of type T.
+/// pybind11's ensure() returns a null array -- and clears the Python error
+/// -- when the copy cannot be made (a broadcast view of a terabyte, for
+/// one): raise MemoryError instead of dereferencing it.
+template <typename T>
+py::array_t<T, py::array::c_style | py::array::forcecast>
+denseArray(const py::array &Array, const std::string &Name) {
+  auto Dense =
+      py::array_t<T, py::array::c_style | py::array::forcecast>::ensure(Array);
+  if (!Dense) {
+    std::string Message =
+        Name + ": cannot make a contiguous copy of the array (" +
+        std::to_string(Array.size()) + " elements of " +
+        std::to_string(Array.itemsize()) + " bytes): out of memory";
+    PyErr_SetString(PyExc_MemoryError, Message.c_str());
+    throw py::error_already_set();
+  }
+  return Dense;
+}
+
+/// Whether `Array` holds ml_dtypes.bfloat16 values (a 2-byte numpy dtype of
+/// that name; ml_dtypes is optional and not imported here).
+bool isBFloat16Array(const py::array &Array) {
+  return Array.itemsize() == 2 &&
+         py::str(Array.dtype().attr("name")).cast<std::string>() == "bfloat16";
+}
+
+/// The element types an input tensor may have, and how it was given.
+enum class InputKind { Float32, Float16, BF16Bits, BFloat16 };
+
+/// A high-precision tensor read as floats: FP32 values, float16 values (exact
+/// in FP32), or BF16 given as uint16 bit patterns or ml_dtypes.bfloat16.
+struct InputTensor {
   std::vector<float> Values;
   Shape Dims;
-  bool FromBits = false;
+  InputKind Kind = InputKind::Float32;
 };
 
-BF16Tensor readBF16Tensor(py::handle Object, const std::string &Name) {
+/// Reads `Object` as an input tensor. With `RequireBF16`, the values must be
+/// BF16 (the RHT is defined on BF16 only): float32 and float16 input must
+/// hold BF16-representable values. Without it (quantize), float32 is FP32
+/// input as nvfp4.quantize on tensor<...xf32> takes it: no rounding to BF16.
+InputTensor readInputTensor(py::handle Object, const std::string &Name,
+                            bool RequireBF16) {
   py::array Array = requireArray(Object, Name);
-  BF16Tensor Tensor;
+  InputTensor Tensor;
   Tensor.Dims = shapeOf(Array);
   Tensor.Values.resize(static_cast<size_t>(Array.size()));
-  if (py::isinstance<py::array_t<float>>(Array)) {
-    auto Dense =
-        py::array_t<float, py::array::c_style | py::array::forcecast>::ensure(
-            Array);
-    std::copy(Dense.data(), Dense.data() + Dense.size(), Tensor.Values.begin());
+  auto checkBF16 = [&] {
+    if (!RequireBF16)
+      return;
     for (size_t I = 0; I < Tensor.Values.size(); ++I)
       if (!isBF16Representable(Tensor.Values[I]))
         fail(Name + " element " + std::to_string(I) + " (flat index, value " +
              reprOf(py::float_(Tensor.Values[I])) +
              ") is not representable in bfloat16; round the input to "
              "bfloat16 or pass BF16 bit patterns as uint16");
+  };
+  if (py::isinstance<py::array_t<float>>(Array)) {
+    auto Dense = denseArray<float>(Array, Name);
+    std::copy(Dense.data(), Dense.data() + Dense.size(), Tensor.Values.begin());
+    checkBF16();
     return Tensor;
   }
-  if (py::isinstance<py::array_t<uint16_t>>(Array)) {
-    auto Dense = py::array_t<uint16_t, py::array::c_style |
-                                           py::array::forcecast>::ensure(Array);
+  if (Array.dtype().kind() == 'f' && Array.itemsize() == 2) {
+    // float16 widens to float32 exactly (numpy's own conversion).
+    py::array Wide = Array.attr("astype")("float32");
+    auto Dense = denseArray<float>(Wide, Name);
+    std::copy(Dense.data(), Dense.data() + Dense.size(), Tensor.Values.begin());
+    Tensor.Kind = InputKind::Float16;
+    checkBF16();
+    return Tensor;
+  }
+  bool BFloat16 = isBFloat16Array(Array);
+  if (BFloat16 || py::isinstance<py::array_t<uint16_t>>(Array)) {
+    py::array Bits = BFloat16 ? py::array(Array.attr("view")("uint16")) : Array;
+    auto Dense = denseArray<uint16_t>(Bits, Name);
     for (size_t I = 0; I < Tensor.Values.size(); ++I)
       Tensor.Values[I] = bf16ToFloat(Dense.data()[I]);
-    Tensor.FromBits = true;
+    Tensor.Kind = BFloat16 ? InputKind::BFloat16 : InputKind::BF16Bits;
     return Tensor;
   }
-  fail(Name +
-       " must have dtype float32 (BF16-representable values) or "
-       "uint16 (BF16 bit patterns), got " +
+  fail(Name + " must have dtype float32" +
+       (RequireBF16 ? " (BF16-representable values)" : "") +
+       ", float16, ml_dtypes.bfloat16 or uint16 (BF16 bit patterns), got " +
        dtypeName(Array));
 }
 
@@ -150,9 +200,7 @@ std::vector<uint8_t> readBytes(py::handle Object, const std::string &Name,
   py::array Array = requireArray(Object, Name);
   if (!py::isinstance<py::array_t<uint8_t>>(Array))
     fail(Name + " must have dtype uint8, got " + dtypeName(Array));
-  auto Dense =
-      py::array_t<uint8_t, py::array::c_style | py::array::forcecast>::ensure(
-          Array);
+  auto Dense = denseArray<uint8_t>(Array, Name);
   Dims = shapeOf(Array);
   return std::vector<uint8_t>(Dense.data(), Dense.data() + Dense.size());
 }
@@ -269,6 +317,19 @@ QuantizedTensor readQuantized(py::handle Codes, py::handle Scales,
     fail(Name + ".scales has shape " + shapeToString(ScaleDims) +
          " but codes of shape " + shapeToString(Dims) +
          " with these blocks need " + shapeToString(WantScales));
+  // An E4M3 block scale is a magnitude: no sign bit, and never NaN
+  // (S.1111.111); the IR's nvfp4.pack rejects the same constants (pack_c4).
+  for (size_t I = 0; I < Tensor.Scales.size(); ++I) {
+    uint8_t Bits = Tensor.Scales[I];
+    if ((Bits & 0x80) || (Bits & 0x7F) == 0x7F) {
+      char Hex[8];
+      std::snprintf(Hex, sizeof(Hex), "0x%02X", Bits);
+      fail(Name + ".scales element " + std::to_string(I) +
+           " (flat index) is " + Hex +
+           ": block scales must be non-negative and not NaN (E4M3 bits "
+           "0x00-0x7E)");
+    }
+  }
   Tensor.Amax = parseAmax(Amax, Name + ".amax");
   Tensor.Rows = leadingProduct(Dims);
   Tensor.Cols = Dims.back();
@@ -285,7 +346,7 @@ py::tuple quantizeTensor(py::handle X, py::handle Block, py::handle Rounding,
   Options.Seed = parseSeed(Seed);
   if (!Amax.is_none())
     Options.Amax = parseAmax(Amax, "amax");
-  BF16Tensor Input = readBF16Tensor(X, "x");
+  InputTensor Input = readInputTensor(X, "x", /*RequireBF16=*/false);
   validateTensorShape(Input.Dims, Options.Block, "x");
   QuantizedTensor Q =
       unwrap(quantize(Input.Values.data(), Input.Values.size(),
@@ -335,16 +396,22 @@ py::array hadamardTensor(py::handle X, py::handle SignMask) {
   if (Mask < 0 || Mask > 0xFFFF)
     fail("sign_mask must be a 16-bit mask in [0, 0xFFFF], got " +
          reprOf(SignMask));
-  BF16Tensor Input = readBF16Tensor(X, "x");
+  InputTensor Input = readInputTensor(X, "x", /*RequireBF16=*/true);
   validateTensorShape(Input.Dims, BlockShape::Row1x16, "x");
   std::vector<float> Result = unwrap(hadamardTransform(
       Input.Values.data(), Input.Values.size(), static_cast<uint16_t>(Mask)));
-  if (!Input.FromBits)
+  // Float input gives float32 (every BF16 value is one); bit patterns give
+  // bit patterns of the same dtype.
+  if (Input.Kind == InputKind::Float32 || Input.Kind == InputKind::Float16)
     return makeArray(Input.Dims, Result);
   std::vector<uint16_t> Bits(Result.size());
   for (size_t I = 0; I < Result.size(); ++I)
     Bits[I] = floatToBF16(Result[I]);
-  return makeArray(Input.Dims, Bits);
+  py::array Out = makeArray(Input.Dims, Bits);
+  if (Input.Kind == InputKind::BFloat16)
+    return py::reinterpret_borrow<py::array>(
+        Out.attr("view")(py::reinterpret_borrow<py::array>(X).dtype()));
+  return Out;
 }
 
 py::array_t<uint8_t> swizzleScaleMatrix(py::handle Scales) {
@@ -397,6 +464,7 @@ py::array_t<float> scaledMatmulTensors(py::handle CodesA, py::handle ScalesA,
 PYBIND11_MODULE(_nvfp4, Module) {
   Module.doc() = "Bit-exact NVFP4 reference numerics (see nvfp4/__init__.py)";
   Module.attr("DEFAULT_SIGN_MASK") = kDefaultHadamardSignMask;
+  Module.attr("__version__") = NVFP4_VERSION;
   Module.def("quantize", &quantizeTensor, py::arg("x"), py::arg("block"),
              py::arg("rounding"), py::arg("seed"), py::arg("amax"),
              "Quantize; returns (codes, scales, amax).");
@@ -409,6 +477,10 @@ PYBIND11_MODULE(_nvfp4, Module) {
   Module.def("unpack", &unpackCodes, py::arg("packed"));
   Module.def("hadamard", &hadamardTensor, py::arg("x"), py::arg("sign_mask"));
   Module.def("swizzle_scales", &swizzleScaleMatrix, py::arg("scales"));
+  Module.def(
+      "block_rows",
+      [](py::handle Block) { return blockRows(parseBlock(Block)); },
+      py::arg("block"), "Rows a block covers: 1 for (1, 16), 16 for (16, 16).");
   Module.def("unswizzle_scales", &unswizzleScaleMatrix, py::arg("swizzled"),
              py::arg("rows"), py::arg("cols"));
   Module.def("scaled_matmul", &scaledMatmulTensors, py::arg("a_codes"),

@@ -2,6 +2,7 @@
 #===- scripts/fuzz.sh - build and run the libFuzzer target ----------------===#
 #
 # Usage: scripts/fuzz.sh [SECONDS]   (default 300)
+#        FUZZ_TARGET=manifest scripts/fuzz.sh [SECONDS]
 #
 # Builds fuzz/nvfp4-fuzz-opt in build-fuzz/ with clang, libFuzzer, ASan and
 # UBSan, and runs it for SECONDS on fuzz/corpus/ (kept between runs, not in
@@ -13,6 +14,10 @@
 #   BUILD_DIR   build directory (default: build-fuzz)
 #   JOBS        parallel build jobs (default: number of cores)
 #   FUZZ_ARGS   extra libFuzzer flags (e.g. -jobs=2 -workers=2)
+#   FUZZ_TARGET opt (default: nvfp4-fuzz-opt, MLIR in) or manifest
+#               (nvfp4-fuzz-manifest: the runtime's manifest parser, JSON
+#               in; seeds: the manifests of test/Runtime/Inputs, the
+#               --report manifests of fuzz/seeds, and deeply nested JSON)
 # Exit status: 0 when the run found nothing, non-zero when it crashed.
 #
 #===----------------------------------------------------------------------===#
@@ -55,9 +60,53 @@ if [[ ! -f $BUILD_DIR/build.ninja ]]; then
     -DNVFP4_ENABLE_PYTHON=OFF >"$BUILD_DIR.configure.log" 2>&1 \
     || { cat "$BUILD_DIR.configure.log"; exit 1; }
 fi
-echo "fuzz: building nvfp4-fuzz-opt with $JOBS jobs"
-ninja -C "$BUILD_DIR" -j "$JOBS" nvfp4-fuzz-opt >"$BUILD_DIR.build.log" 2>&1 \
+TARGET=nvfp4-fuzz-opt
+[[ ${FUZZ_TARGET:-opt} == manifest ]] && TARGET=nvfp4-fuzz-manifest
+echo "fuzz: building $TARGET with $JOBS jobs"
+ninja -C "$BUILD_DIR" -j "$JOBS" "$TARGET" >"$BUILD_DIR.build.log" 2>&1 \
   || { tail -n 60 "$BUILD_DIR.build.log"; echo "fuzz: build failed"; exit 1; }
+
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:allow_user_poisoning=0}
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}
+export ASAN_SYMBOLIZER_PATH=$LLVM_PREFIX/bin/llvm-symbolizer
+
+if [[ $TARGET == nvfp4-fuzz-manifest ]]; then
+  # Manifests: the runtime tests' inputs, what nvfp4-compile --report writes
+  # for the MLIR seeds (a Release build's tools, when there is one), and
+  # nesting 40,000 deep -- arrays, objects and both, in and out of a field
+  # the parser reads (issue 16, C2: the parser's recursion overflowed the
+  # stack at about 35,000).
+  SEEDS=$BUILD_DIR/seeds-manifest
+  rm -rf "$SEEDS" && mkdir -p "$SEEDS" "$ROOT/fuzz/corpus-manifest" "$ROOT/fuzz/crashes"
+  cp "$ROOT"/test/Runtime/Inputs/*.json "$SEEDS/"
+  COMPILE=${RELEASE_BUILD_DIR:-$ROOT/build}/bin/nvfp4-compile
+  if [[ -x $COMPILE ]]; then
+    for seed in "$ROOT"/fuzz/seeds/*.mlir; do
+      "$COMPILE" "$seed" --chip=sm_90a --no-ptxas-check -o /dev/null \
+        --report="$SEEDS/$(basename "$seed" .mlir).json" >/dev/null 2>&1 || true
+    done
+  fi
+  python3 - "$SEEDS" <<'PY'
+import sys
+out = sys.argv[1]
+depth = 40000
+seeds = {
+    "deep-arrays.json": "[" * depth + "]" * depth,
+    "deep-objects.json": '{"a":' * depth + "1" + "}" * depth,
+    "deep-mixed.json": '[{"k":' * (depth // 2) + "0" + "}]" * (depth // 2),
+    "deep-in-kernels.json": '{"function":"f","chip":"sm_90a","buffers":[],"kernels":' + "[" * depth + "]" * depth + "}",
+    "deep-unclosed.json": "[" * depth,
+}
+for name, text in seeds.items():
+    open(f"{out}/{name}", "w").write(text)
+PY
+  echo "fuzz: $(ls "$SEEDS" | wc -l) manifest seeds, $(ls "$ROOT/fuzz/corpus-manifest" | wc -l) corpus entries; running ${SECONDS_TO_RUN}s"
+  "$BUILD_DIR/bin/nvfp4-fuzz-manifest" "$ROOT/fuzz/corpus-manifest" "$SEEDS" \
+    -max_total_time="$SECONDS_TO_RUN" -max_len=262144 -timeout=60 \
+    -rss_limit_mb=4096 -print_final_stats=1 \
+    -artifact_prefix="$ROOT/fuzz/crashes/manifest-" ${FUZZ_ARGS:-}
+  exit
+fi
 
 # Seeds: each .mlir file, or each `// -----` chunk of a split-input file;
 # the `#--- NAME.mlir` parts of split-file lit tests (*.test: most GPU and
@@ -88,9 +137,6 @@ echo "fuzz: $(ls "$SEEDS" | wc -l) seeds, $(ls "$ROOT/fuzz/corpus" | wc -l) corp
 # single input that takes a minute is a hang worth keeping.
 # allow_user_poisoning=0: see scripts/sanitize.sh (LLVM's allocator poisons
 # slabs by hand in our instrumented code, Debian's libMLIR fills them).
-export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:allow_user_poisoning=0}
-export UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}
-export ASAN_SYMBOLIZER_PATH=$LLVM_PREFIX/bin/llvm-symbolizer
 "$BUILD_DIR/bin/nvfp4-fuzz-opt" "$ROOT/fuzz/corpus" "$SEEDS" \
   -dict="$ROOT/fuzz/mlir.dict" \
   -max_total_time="$SECONDS_TO_RUN" -max_len=32768 -timeout=60 \

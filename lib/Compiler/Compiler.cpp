@@ -6,7 +6,9 @@
 
 #include "nvfp4/Compiler/Compiler.h"
 #include "nvfp4/Conversion/Passes.h"
+#include "nvfp4/Dialect/NVFP4/IR/NVFP4Dialect.h"
 #include "nvfp4/Dialect/NVFP4/Transforms/ApplyRecipe.h"
+#include "nvfp4/Dialect/NVFP4/Transforms/AssignPrecision.h"
 #include "nvfp4/Dialect/NVFP4/Transforms/Passes.h"
 #include "nvfp4/Pipelines/Pipelines.h"
 #include "nvfp4/Target/Chip.h"
@@ -18,11 +20,15 @@
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Interfaces/CallInterfaces.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Target/LLVMIR/Export.h"
 #include "mlir/Transforms/Passes.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/StringSwitch.h"
 #include "llvm/IR/LLVMContext.h"
@@ -35,6 +41,7 @@
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/Program.h"
 #include "llvm/Support/Regex.h"
 #include "llvm/Target/TargetMachine.h"
@@ -86,7 +93,9 @@ static int64_t constantOr(Value value, int64_t fallback) {
 }
 
 /// The value a buffer or scalar operand derives from, looking through
-/// views, casts and tensor/buffer conversions.
+/// views, casts and tensor/buffer conversions. A scalar loaded from element
+/// 0 of a one-element buffer (an amax the host function returns) is that
+/// buffer: the manifest returns the buffer, whose bytes are the scalar's.
 static Value rootOf(Value value) {
   while (Operation *def = value.getDefiningOp()) {
     if (auto collapse = dyn_cast<memref::CollapseShapeOp>(def))
@@ -101,10 +110,61 @@ static Value rootOf(Value value) {
       value = toTensor.getBuffer();
     else if (auto bitcast = dyn_cast<arith::BitcastOp>(def))
       value = bitcast.getIn();
+    else if (auto load = dyn_cast<memref::LoadOp>(def);
+             load && load.getMemRefType().getNumElements() == 1)
+      value = load.getMemRef();
     else
       break;
   }
   return value;
+}
+
+/// Whether `op` of the host function only serves the launches: it
+/// allocates, fills, views or casts buffers, builds tensor maps, launches,
+/// reads back a scalar result, or returns. Everything else is computation
+/// left on the host (HostComputation).
+static bool isLaunchPlumbing(Operation *op) {
+  if (auto load = dyn_cast<memref::LoadOp>(op))
+    return load.getMemRefType().getNumElements() == 1;
+  return isa<func::ReturnOp, arith::ConstantOp, arith::BitcastOp,
+             gpu::AllocOp, gpu::DeallocOp, gpu::MemsetOp, gpu::LaunchFuncOp,
+             gpu::WaitOp, nvgpu::TmaCreateDescriptorOp,
+             memref::CollapseShapeOp, memref::ExpandShapeOp, memref::CastOp,
+             bufferization::ToBufferOp, bufferization::ToTensorOp,
+             tensor::EmptyOp>(op);
+}
+
+/// "file:line:col" of `loc` (the file's base name), as the precision report
+/// prints locations.
+static std::string formatLocation(Location loc) {
+  if (auto fileLoc = dyn_cast<FileLineColLoc>(loc))
+    return (llvm::sys::path::filename(fileLoc.getFilename().getValue()) + ":" +
+            llvm::Twine(fileLoc.getLine()) + ":" +
+            llvm::Twine(fileLoc.getColumn()))
+        .str();
+  if (auto fused = dyn_cast<FusedLoc>(loc))
+    if (!fused.getLocations().empty())
+      return formatLocation(fused.getLocations().front());
+  if (auto nameLoc = dyn_cast<NameLoc>(loc))
+    return formatLocation(nameLoc.getChildLoc());
+  if (auto callSite = dyn_cast<CallSiteLoc>(loc))
+    return formatLocation(callSite.getCallee());
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  loc.print(os);
+  return text;
+}
+
+/// The manifest's name of a buffer element type. An f4E2M1FN element (one
+/// code, nvfp4.pack's input) occupies one byte in memory (LLVM's store size
+/// of i4), the code in the low nibble: the runtime moves it as an i8.
+static std::string manifestElementType(Type type) {
+  if (isa<Float4E2M1FNType>(type))
+    return "i8";
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << type;
+  return text;
 }
 
 /// The index of `value` among the entry block arguments of `func`, or -1.
@@ -156,26 +216,91 @@ static void describeTensorMap(nvgpu::TmaCreateDescriptorOp op,
       type.getOob() == nvgpu::TensorMapOOBKind::OOB_ZERO ? "zero" : "nan";
 }
 
-/// Launch geometry, parameters and buffers of the host function's
-/// launches (the first function that launches kernels).
-static LogicalResult collectLaunches(ModuleOp module, CompileResult &result) {
-  func::FuncOp host;
-  module.walk([&](gpu::LaunchFuncOp launch) {
-    if (!host)
-      host = launch->getParentOfType<func::FuncOp>();
+/// The functions of `module` (nested modules included) that launch
+/// kernels, in walk order.
+static SmallVector<func::FuncOp> findHostFunctions(ModuleOp module) {
+  SmallVector<func::FuncOp> hosts;
+  module.walk([&](func::FuncOp function) {
+    WalkResult launches = function.walk(
+        [](gpu::LaunchFuncOp) { return WalkResult::interrupt(); });
+    if (launches.wasInterrupted())
+      hosts.push_back(function);
   });
-  if (!host)
+  return hosts;
+}
+
+/// Checks that the kernel manifest can describe `host`: nvfp4-run and the
+/// runtime run its launches once each, in order, on buffers it allocates,
+/// so the host code must be one block of launches -- no launch inside a
+/// loop, branch or region of another op (scf.for/if/while, linalg.generic),
+/// no call of a function that launches kernels, one buffer per result.
+static LogicalResult checkDescribable(func::FuncOp host,
+                                      ArrayRef<func::FuncOp> hosts) {
+  StringRef name = host.getSymName();
+  if (hosts.size() > 1) {
+    func::FuncOp other = hosts[1];
+    InFlightDiagnostic diag =
+        other.emitError()
+        << "the kernel manifest (--report) describes one host function, "
+           "but @"
+        << other.getSymName() << " launches kernels as well as @" << name
+        << "; compile each function on its own";
+    diag.attachNote(host.getLoc()) << "@" << name << " is here";
+    return diag;
+  }
+  if (!host.getBody().hasOneBlock())
+    return host.emitError()
+           << "the kernel manifest (--report) describes straight-line host "
+              "code, but @"
+           << name << " has " << host.getBlocks().size()
+           << " blocks (branches or several returns)";
+  WalkResult walked = host.walk([&](Operation *op) {
+    if (auto launch = dyn_cast<gpu::LaunchFuncOp>(op);
+        launch && launch->getParentOp() != host) {
+      launch.emitError()
+          << "the kernel manifest (--report) lists each launch once, in "
+             "order, but this kernel is launched inside '"
+          << launch->getParentOp()->getName() << "' in @" << name;
+      return WalkResult::interrupt();
+    }
+    auto call = dyn_cast<CallOpInterface>(op);
+    if (!call)
+      return WalkResult::advance();
+    auto callee = dyn_cast_or_null<func::FuncOp>(call.resolveCallable());
+    if (callee && llvm::is_contained(hosts, callee)) {
+      op->emitError() << "the kernel manifest (--report) cannot describe a "
+                         "call of @"
+                      << callee.getSymName() << ", which launches kernels";
+      return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  return failure(walked.wasInterrupted());
+}
+
+/// Launch geometry, parameters and buffers of the host function's
+/// launches (the first function that launches kernels), and what it leaves
+/// on the host. With `requireManifest`, host code the manifest cannot
+/// describe is an error.
+static LogicalResult collectLaunches(ModuleOp module, CompileResult &result,
+                                     bool requireManifest) {
+  SmallVector<func::FuncOp> hosts = findHostFunctions(module);
+  if (hosts.empty())
     return success();
+  func::FuncOp host = hosts.front();
+  if (requireManifest && failed(checkDescribable(host, hosts)))
+    return failure();
   result.function = host.getSymName().str();
   llvm::DenseMap<Value, int64_t> bufferIds;
+  // Host ops the manifest describes beyond plumbing (seed mixing).
+  llvm::DenseSet<Operation *> describedOps;
   auto bufferFor = [&](Value operand) -> int64_t {
     Value root = rootOf(operand);
     auto [it, inserted] = bufferIds.try_emplace(root, result.buffers.size());
     if (inserted) {
       BufferInfo info;
       auto memref = cast<MemRefType>(operand.getType());
-      llvm::raw_string_ostream os(info.elementType);
-      os << memref.getElementType();
+      info.elementType = manifestElementType(memref.getElementType());
       info.elements = memref.getNumElements();
       info.argument = argumentIndex(root, host);
       result.buffers.push_back(std::move(info));
@@ -235,8 +360,7 @@ static LogicalResult collectLaunches(ModuleOp module, CompileResult &result) {
             map.getTensor().getDefiningOp<memref::CastOp>().getSource());
       } else if (auto memref = dyn_cast<MemRefType>(operand.getType())) {
         param.type = "ptr";
-        llvm::raw_string_ostream os(param.elementType);
-        os << memref.getElementType();
+        param.elementType = manifestElementType(memref.getElementType());
         param.elements = memref.getNumElements();
         param.buffer = bufferFor(operand);
       } else {
@@ -252,6 +376,17 @@ static LogicalResult collectLaunches(ModuleOp module, CompileResult &result) {
             argumentIndex(rootOf(base), host) >= 0) {
           param.argument = argumentIndex(rootOf(base), host);
           param.seedStream = stream;
+          // The mixing is described (the runtime redoes it): its ops are
+          // not host computation.
+          SmallVector<Value> worklist = {operand};
+          while (!worklist.empty()) {
+            Operation *def = worklist.pop_back_val().getDefiningOp();
+            if (!def || !describedOps.insert(def).second)
+              continue;
+            for (Value input : def->getOperands())
+              if (input != base)
+                worklist.push_back(input);
+          }
         }
         Attribute constant;
         if (matchPattern(operand, m_Constant(&constant))) {
@@ -271,14 +406,82 @@ static LogicalResult collectLaunches(ModuleOp module, CompileResult &result) {
     return failure();
 
   // Which buffers the host function returns (flattened results in order).
-  host.walk([&](func::ReturnOp ret) {
+  WalkResult returns = host.walk([&](func::ReturnOp ret) {
     for (auto [index, operand] : llvm::enumerate(ret.getOperands())) {
       auto it = bufferIds.find(rootOf(operand));
-      if (it != bufferIds.end())
-        result.buffers[it->second].result = index;
+      if (it == bufferIds.end())
+        continue;
+      BufferInfo &buffer = result.buffers[it->second];
+      if (requireManifest && buffer.result >= 0) {
+        ret.emitError() << "the kernel manifest (--report) gives each buffer "
+                           "one result, but @"
+                        << result.function << " returns buffer " << it->second
+                        << " as results " << buffer.result << " and "
+                        << index;
+        return WalkResult::interrupt();
+      }
+      buffer.result = index;
     }
+    return WalkResult::advance();
   });
+  if (returns.wasInterrupted())
+    return failure();
+
+  // The computation no kernel covers: the top-level ops of the host
+  // function that do not serve the launches (a region's ops belong to it).
+  for (Operation &op : host.getBody().front()) {
+    // Dead ops compute nothing anyone sees (a fill whose GEMM became NVFP4).
+    if (isLaunchPlumbing(&op) || describedOps.contains(&op) ||
+        isOpTriviallyDead(&op))
+      continue;
+    HostComputation entry;
+    entry.op = op.getName().getStringRef().str();
+    entry.location = formatLocation(op.getLoc());
+    if (auto call = dyn_cast<CallOpInterface>(&op))
+      if (auto symbol = dyn_cast_if_present<SymbolRefAttr>(
+              call.getCallableForCallee()))
+        entry.callee = symbol.getLeafReference().str();
+    result.hostComputation.push_back(std::move(entry));
+  }
+  // At the function's location, without the function attached (an op's
+  // diagnostic prints the op, here the whole model).
+  if (!result.hostComputation.empty())
+    mlir::emitWarning(host.getLoc()) << summarizeHostComputation(result);
   return success();
+}
+
+std::string
+mlir::nvfp4::summarizeHostComputation(const CompileResult &result) {
+  if (result.hostComputation.empty())
+    return "";
+  // Op names (calls by callee) with their count and first location, in
+  // order of first appearance.
+  llvm::MapVector<StringRef, std::pair<unsigned, std::string>> kinds;
+  std::vector<std::string> keys;
+  keys.reserve(result.hostComputation.size());
+  for (const HostComputation &entry : result.hostComputation) {
+    keys.push_back(entry.callee.empty() ? entry.op
+                                        : entry.op + " @" + entry.callee);
+    auto [it, inserted] = kinds.try_emplace(keys.back(), 0, entry.location);
+    ++it->second.first;
+  }
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << "@" << result.function << " leaves " << result.hostComputation.size()
+     << " operation" << (result.hostComputation.size() == 1 ? "" : "s")
+     << " on the host that no kernel covers: ";
+  unsigned shown = 0;
+  for (auto &[key, countAndLocation] : kinds) {
+    if (shown == 4) {
+      os << ", ...";
+      break;
+    }
+    os << (shown++ ? ", " : "") << countAndLocation.first << " x " << key
+       << " (" << countAndLocation.second << ")";
+  }
+  os << "; the bundle is not runnable on its own (the --report manifest "
+        "lists them under \"host_computation\")";
+  return text;
 }
 
 /// Runs LLVM's NVPTX backend on the kernel module for `chip`.
@@ -444,6 +647,46 @@ static FailureOr<std::string> runPtxas(Location loc, StringRef ptxas,
   return (*cubin)->getBuffer().str();
 }
 
+/// Why the lowering produced no kernel, for "nothing to compile": the GEMMs
+/// nvfp4-assign-precision kept in BF16 grouped by reason, or nvfp4 ops that
+/// need no kernel.
+static std::string explainNoKernels(bool hasNVFP4Ops,
+                                    ArrayRef<PrecisionDecision> decisions,
+                                    const CompileOptions &options) {
+  if (hasNVFP4Ops)
+    return "the nvfp4 operations need no kernel (what is left is computed "
+           "at compile time: an empty tensor's amax is 0 and its RHT is "
+           "itself)";
+  if (decisions.empty())
+    return "the input has no nvfp4 operations and no linalg GEMM to "
+           "quantize";
+  llvm::MapVector<StringRef, unsigned> reasons;
+  for (const PrecisionDecision &decision : decisions)
+    ++reasons[decision.precision == "nvfp4"
+                  ? StringRef("NVFP4 but not rewritten by nvfp4-apply-recipe "
+                              "(see its warning)")
+                  : StringRef(decision.reason)];
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << "the input has no nvfp4 operations and "
+     << (decisions.size() == 1 ? "its GEMM stays"
+                               : "all " + std::to_string(decisions.size()) +
+                                     " GEMMs stay")
+     << " in high precision: ";
+  llvm::interleave(
+      reasons, os,
+      [&](const auto &entry) {
+        os << entry.second << " x " << entry.first;
+      },
+      "; ");
+  bool policy = llvm::any_of(decisions, [](const PrecisionDecision &d) {
+    return StringRef(d.reason).contains("keep-first/keep-last");
+  });
+  if (policy && options.applyRecipe)
+    os << " (--keep-first=N --keep-last=N choose how many blocks stay)";
+  return text;
+}
+
 FailureOr<CompileResult>
 mlir::nvfp4::compileModule(ModuleOp module, const CompileOptions &options) {
   Location loc = module.getLoc();
@@ -468,22 +711,38 @@ mlir::nvfp4::compileModule(ModuleOp module, const CompileOptions &options) {
   TimingScope rootTiming = noTiming.getRootScope();
   TimingScope &timing = options.timing ? *options.timing : rootTiming;
 
+  auto containsNVFP4Ops = [&] {
+    WalkResult found = module.walk([](Operation *op) {
+      return isa_and_present<NVFP4Dialect>(op->getDialect())
+                 ? WalkResult::interrupt()
+                 : WalkResult::advance();
+    });
+    return found.wasInterrupted();
+  };
+  // Before the graph passes: they may fold what needs no kernel away.
+  bool hasNVFP4Ops = containsNVFP4Ops();
+
   CompileResult result;
+  SmallVector<PrecisionDecision> decisions;
   if (options.applyRecipe) {
+    // nvfp4-assign-precision through its library entry point, so that the
+    // reasons of its choices are at hand for "nothing to compile".
+    TimingScope assignTiming = timing.nest("nvfp4-assign-precision");
+    PrecisionPolicy policy;
+    policy.keepFirst = options.keepFirst;
+    policy.keepLast = options.keepLast;
+    assignPrecision(module, policy, &decisions);
+    assignTiming.stop();
+
     PassManager recipe(module.getContext());
     TimingScope recipeTiming = timing.nest("graph passes");
     recipe.enableTiming(recipeTiming);
-    NVFP4AssignPrecisionOptions assign;
-    assign.keepFirst = options.keepFirst;
-    assign.keepLast = options.keepLast;
-    // The options struct starts empty; spell out the pass's default.
-    assign.keepKinds = {"attention-bmm", "embedding", "head"};
-    recipe.addPass(createNVFP4AssignPrecision(assign));
     recipe.addPass(createNVFP4ApplyRecipe());
     recipe.addPass(createNVFP4FuseQuantization());
     if (failed(recipe.run(module)))
       return failure();
   }
+  hasNVFP4Ops |= containsNVFP4Ops();
   if (options.buildPrecisionReport) {
     FailureOr<PrecisionReport> precision = nvfp4::buildPrecisionReport(module);
     if (failed(precision))
@@ -501,7 +760,7 @@ mlir::nvfp4::compileModule(ModuleOp module, const CompileOptions &options) {
 
   result.chip = std::string(chip->name);
   result.ptxVersion = chip->ptxVersion;
-  if (failed(collectLaunches(module, result)))
+  if (failed(collectLaunches(module, result, options.requireManifest)))
     return failure();
   if (options.emit == EmitKind::MLIR) {
     llvm::raw_string_ostream os(result.output);
@@ -511,11 +770,9 @@ mlir::nvfp4::compileModule(ModuleOp module, const CompileOptions &options) {
 
   auto kernels = module.lookupSymbol<gpu::GPUModuleOp>("nvfp4_kernels");
   if (!kernels)
-    return emitError(loc)
-           << "nothing to compile for the GPU: the input has no nvfp4 "
-              "operations (for model IR: every GEMM stayed in high "
-              "precision; --keep-first/--keep-last choose how many blocks "
-              "do)";
+    return emitError(loc) << "nothing to compile for the GPU: "
+                          << explainNoKernels(hasNVFP4Ops, decisions,
+                                              options);
   std::string llvmText;
   FailureOr<std::string> ptx = emitPTX(
       kernels, *chip, options.emit == EmitKind::LLVM, llvmText, timing);
@@ -618,6 +875,12 @@ void mlir::nvfp4::writeKernelReport(llvm::raw_ostream &os,
     });
     json.attribute("chip", result.chip);
     json.attribute("function", result.function);
+    if (!result.hostComputation.empty())
+      json.attributeArray("host_computation", [&] {
+        for (const HostComputation &entry : result.hostComputation)
+          json.value(llvm::json::Object{{"op", entry.op},
+                                        {"location", entry.location}});
+      });
     json.attributeArray("kernels", [&] {
       for (const KernelInfo &k : result.kernels)
         json.value(kernelToJSON(k));

@@ -44,6 +44,10 @@ void mlir::nvfp4::buildReferencePipeline(OpPassManager &pm) {
   bufferize.bufferizeFunctionBoundaries = true;
   bufferize.functionBoundaryTypeConversion =
       bufferization::LayoutMapOption::IdentityLayoutMap;
+  // A loop carrying a tensor that an nvfp4 op recomputes each iteration
+  // (scf.for with nvfp4.hadamard of its iter_arg) yields a new buffer; the
+  // deallocation pipeline below frees the old ones.
+  bufferize.allowReturnAllocsFromLoops = true;
   pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
   bufferization::buildBufferDeallocationPipeline(pm);
   // The clones deallocation inserts where a function returns one of its

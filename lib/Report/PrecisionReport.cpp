@@ -10,6 +10,7 @@
 #include "nvfp4/Dialect/NVFP4/Transforms/GemmAnalysis.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/IR/RegionKindInterface.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/Path.h"
@@ -69,6 +70,9 @@ static std::string formatBlock(BlockScaledTensorType type) {
 /// an equivalent pack(transpose(unpack(q))).
 static QuantizeOp findQuantization(Value value) {
   while (Operation *def = value.getDefiningOp()) {
+    // A graph region may make this chain a cycle: stop at its ops.
+    if (!mayHaveSSADominance(*def->getParentRegion()))
+      return nullptr;
     if (auto quantize = dyn_cast<QuantizeOp>(def))
       return quantize;
     if (auto swizzle = dyn_cast<SwizzleScalesOp>(def)) {

@@ -30,11 +30,27 @@ struct NVFP4PrintPrecisionReportPass
     FailureOr<PrecisionReport> report = buildPrecisionReport(getOperation());
     if (failed(report))
       return signalPassFailure();
+    // Standard error by default: nvfp4-opt prints the IR on standard
+    // output, and the two must not interleave.
+    std::unique_ptr<llvm::ToolOutputFile> reportFile;
+    if (!outputFile.empty()) {
+      std::string error;
+      reportFile = openOutputFile(outputFile, &error);
+      if (!reportFile) {
+        getOperation().emitError() << "nvfp4-print-precision-report: cannot "
+                                      "write '"
+                                   << outputFile << "': " << error;
+        return signalPassFailure();
+      }
+    }
+    llvm::raw_ostream &os = reportFile ? reportFile->os() : llvm::errs();
     if (json)
-      writeJSON(llvm::outs(), *report);
+      writeJSON(os, *report);
     else
-      llvm::outs() << renderTable(*report);
-    llvm::outs().flush();
+      os << renderTable(*report);
+    os.flush();
+    if (reportFile)
+      reportFile->keep();
 
     if (!svgFile.empty()) {
       std::string error;

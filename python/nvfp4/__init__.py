@@ -7,10 +7,14 @@ project's C++ numerics library (docs/Numerics.md describes the algorithm), so
 its bytes are the ones the compiler's reference lowering and GPU kernels must
 reproduce.
 
-Inputs are numpy arrays of float32 holding bfloat16-representable values, or
-uint16 arrays holding bfloat16 bit patterns. The last dimension is the
+Inputs are numpy arrays: float32 (FP32 input, as nvfp4.quantize on
+tensor<...xf32>: no rounding to bfloat16 first), float16, ml_dtypes.bfloat16
+(where ml_dtypes is installed), or uint16 holding bfloat16 bit patterns. The
+Hadamard transform is defined on bfloat16 and takes float32/float16 only
+when the values are bfloat16-representable. The last dimension is the
 contraction dimension; leading dimensions are batch/row dimensions. Invalid
-input raises ValueError.
+input raises ValueError (MemoryError when a contiguous copy of the input
+cannot be made).
 """
 
 import numpy as _np
@@ -33,6 +37,7 @@ except ImportError as _error:
 
 __all__ = [
     "DEFAULT_SIGN_MASK",
+    "__version__",
     "QuantizedTensor",
     "compile",
     "dequantize",
@@ -47,6 +52,9 @@ __all__ = [
 
 #: Sign vector of the 16-point Random Hadamard Transform (TE's default).
 DEFAULT_SIGN_MASK = _nvfp4.DEFAULT_SIGN_MASK
+
+#: The nvfp4 version this module was built from (as nvfp4-compile --version).
+__version__ = _nvfp4.__version__
 
 
 def _frozen(array, copy=True):
@@ -129,9 +137,10 @@ def quantize(x, block=(1, 16), rounding="rn", seed=0, amax=None):
     """Quantizes x to NVFP4 with TransformerEngine's exact order of operations.
 
     Args:
-      x: float32 array of bfloat16-representable values, or uint16 bfloat16
-         bit patterns; last dimension a multiple of 16 (and, for 16x16
-         blocks, the second-to-last too).
+      x: float32 (FP32 input, not rounded to bfloat16), float16,
+         ml_dtypes.bfloat16 or uint16 (bfloat16 bit patterns) array; last
+         dimension a multiple of 16 (and, for 16x16 blocks, the
+         second-to-last too).
       block: (1, 16) or (16, 16).
       rounding: "rn" (round to nearest even) or "sr" (stochastic rounding
          with Philox4x32-10 random bits keyed by seed and the element's flat
@@ -168,21 +177,35 @@ def hadamard(x, sign_mask=DEFAULT_SIGN_MASK):
     as the FP32 fast Walsh-Hadamard butterfly (sign flips, stages h = 1, 2,
     4, 8 of (a + b, a - b) on pairs (i, i + h), times 0.25) and rounded to
     bfloat16; it equals the exact product whenever the FP32 sums are exact.
-    Returns float32 values for float32 input and uint16 bfloat16 bit
-    patterns for uint16 input.
+    Takes bfloat16 values: float32 or float16 arrays of
+    bfloat16-representable values, ml_dtypes.bfloat16, or uint16 bit
+    patterns. Returns float32 values for float32/float16 input, and bit
+    patterns of the input's dtype (uint16 or ml_dtypes.bfloat16) otherwise.
     """
     return _nvfp4.hadamard(x, sign_mask)
 
 
-def swizzle_scales(scales):
+def swizzle_scales(scales, block=(1, 16)):
     """Converts a 2-D (rows, scale_cols) uint8 scale matrix to the 128x4
     swizzled layout used by Blackwell tensor cores and cuBLASLt.
 
-    Rows are padded to a multiple of 128 and columns to a multiple of 4 with
-    zeros. Returns a 1-D uint8 array of padded_rows * padded_cols bytes (a
-    byte buffer: its blocked layout has no meaningful 2-D shape). For 16x16
-    block scales, repeat each row 16 times first (np.repeat(scales, 16, 0)).
+    Tensor cores read one scale per row and 16 columns. With block=(1, 16)
+    (the default) `scales` has one row per tensor row. With block=(16, 16),
+    `scales` is the tile-scale matrix of a 16x16-block tensor (one row per 16
+    tensor rows, as QuantizedTensor.scales) and each of its rows is
+    replicated into the 16 tensor rows it covers first, as
+    `nvfp4.swizzle_scales` does in IR. Rows are then padded to a multiple of
+    128 and columns to a multiple of 4 with zeros. Returns a 1-D uint8 array
+    of padded_rows * padded_cols bytes (a byte buffer: its blocked layout
+    has no meaningful 2-D shape).
     """
+    rows = _nvfp4.block_rows(block)
+    if rows != 1:
+        if not isinstance(scales, _np.ndarray) or scales.ndim != 2:
+            raise ValueError(
+                "scales must be a 2-D (rows, scale_cols) array, got {}".format(
+                    getattr(scales, "shape", type(scales).__name__)))
+        scales = _np.repeat(scales, rows, axis=0)
     return _nvfp4.swizzle_scales(scales)
 
 
@@ -217,8 +240,8 @@ def scaled_matmul(a, b, alpha=1.0):
     )
 
 
-def compile(mlir_text, chip="sm_103a", emit="ptx", keep_first=2, keep_last=8,
-            report=False):
+def compile(mlir_text, chip="sm_103a", emit="ptx", keep_first=None,
+            keep_last=None, report=False):
     """Compiles nvfp4 IR (or annotated model IR) for one GPU.
 
     The nvfp4-compile path: precision assignment and the recipe (model IR),
@@ -229,7 +252,11 @@ def compile(mlir_text, chip="sm_103a", emit="ptx", keep_first=2, keep_last=8,
       chip: "sm_103a" (GB300, default), "sm_100a", "sm_120a" or "sm_90a".
       emit: "ptx" (default), "cubin" (needs ptxas), "llvm" or "mlir".
       keep_first, keep_last: transformer blocks kept in BF16 (model IR).
-      report: also return the JSON report (kernels, buffers, precision).
+         None: the paper's 2 and 8 of 62 blocks, scaled down for shallower
+         models (as nvfp4-compile without --keep-first/--keep-last).
+      report: also return the kernel manifest (kernels, buffers, precision,
+         and "host_computation": what the host function leaves on the host);
+         host code the manifest cannot describe is then an error.
 
     Returns:
       The PTX (or other) text -- bytes for "cubin" -- or (output, report
@@ -238,11 +265,35 @@ def compile(mlir_text, chip="sm_103a", emit="ptx", keep_first=2, keep_last=8,
     Raises:
       ValueError: with the compiler's diagnostics, for invalid IR, an
       unsupported chip or op, or a missing ptxas for "cubin".
+
+    Warns (RuntimeWarning) when the host function keeps computation that no
+    kernel covers (norms, softmax, BF16 GEMMs: the report's
+    "host_computation"), as nvfp4-compile does.
     """
     if not isinstance(mlir_text, str):
         raise ValueError("mlir_text must be a str")
+
+    def count(value, name):
+        if value is None:
+            return None
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+            raise ValueError("{} must be a non-negative int or None, got {!r}"
+                             .format(name, value))
+        return value
+
     import json
     from . import _compiler
-    output, report_json = _compiler.compile(mlir_text, str(chip), str(emit),
-                                            int(keep_first), int(keep_last))
-    return (output, json.loads(report_json)) if report else output
+    output, report_json = _compiler.compile(
+        mlir_text, str(chip), str(emit), count(keep_first, "keep_first"),
+        count(keep_last, "keep_last"), bool(report))
+    manifest = json.loads(report_json)
+    left = manifest.get("host_computation")
+    if left:
+        import warnings
+        ops = sorted({entry["op"] for entry in left})
+        warnings.warn(
+            "@{} leaves {} operation(s) on the host that no kernel covers "
+            "({}, first at {}); the bundle is not runnable on its own".format(
+                manifest.get("function", "?"), len(left), ", ".join(ops),
+                left[0]["location"]), RuntimeWarning, stacklevel=2)
+    return (output, manifest) if report else output

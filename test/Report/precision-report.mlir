@@ -3,13 +3,20 @@
 // wgrad (nvfp4 ops), a GEMM without nvfp4.precision and a head without a
 // layer.
 //
-// RUN: nvfp4-opt %s --nvfp4-print-precision-report=svg-file=%t.svg -o /dev/null \
+// RUN: nvfp4-opt %s --nvfp4-print-precision-report=svg-file=%t.svg -o /dev/null 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=TABLE
 // RUN: FileCheck %s --check-prefix=SVG < %t.svg
-// RUN: nvfp4-opt %s --nvfp4-print-precision-report=json=true -o /dev/null \
+// RUN: nvfp4-opt %s --nvfp4-print-precision-report="json=true output-file=-" -o /dev/null \
 // RUN:   | FileCheck %s --check-prefix=JSON
-// The module itself is unchanged:
-// RUN: nvfp4-opt %s --nvfp4-print-precision-report=json=true | FileCheck %s --check-prefix=IR
+// The module itself is unchanged, and the report (on stderr by default)
+// never interleaves with the IR on stdout:
+// RUN: nvfp4-opt %s --nvfp4-print-precision-report=json=true 2>/dev/null | FileCheck %s --check-prefix=IR
+// RUN: nvfp4-opt %s --nvfp4-print-precision-report=json=true 2>/dev/null | FileCheck %s --check-prefix=NO-REPORT
+// NO-REPORT-NOT: "summary"
+// An unwritable output-file is an error.
+// RUN: not nvfp4-opt %s --nvfp4-print-precision-report=output-file=%t.missing/r.txt -o /dev/null 2>&1 | FileCheck %s --check-prefix=NO-FILE
+// NO-FILE: error: nvfp4-print-precision-report: cannot write '{{.*}}r.txt'
+
 //
 // FLOPs: bf16 2*16*32*64 = 65536; planned 2*32*48*64 = 196608; applied
 // 2*48*64*32 = 196608; unassigned 2*16*16*32 = 16384; head

@@ -27,3 +27,16 @@ func.func @seed_argument_out_of_range(%dy: tensor<16x32xbf16>, %w: tensor<32x16x
       outs(%init : tensor<16x16xbf16>) -> tensor<16x16xbf16>
   return %r : tensor<16x16xbf16>
 }
+
+// -----
+
+// FP8 GEMMs have no lowering yet: asking for one is an error, not a GEMM
+// that silently runs in BF16.
+func.func @fp8_not_supported(%x: tensor<16x32xbf16>, %w: tensor<32x16xbf16> {nvfp4.weight},
+                             %init: tensor<16x16xbf16>) -> tensor<16x16xbf16> {
+  // expected-error @+1 {{nvfp4-apply-recipe: nvfp4.precision = "fp8" is not supported yet (FP8 GEMMs have no lowering); use "nvfp4" or "bf16"}}
+  %y = linalg.matmul {nvfp4.precision = "fp8"}
+      ins(%x, %w : tensor<16x32xbf16>, tensor<32x16xbf16>)
+      outs(%init : tensor<16x16xbf16>) -> tensor<16x16xbf16>
+  return %y : tensor<16x16xbf16>
+}

@@ -247,13 +247,13 @@ func.func @weight_rows_not_multiple_of_16(%x: tensor<16x32xbf16>, %w: tensor<40x
 // -----
 
 // A GEMM marked nvfp4 whose K is not a multiple of 16 is left alone and
-// marked bf16, with a remark.
+// marked bf16, with a warning: the annotation asked for NVFP4.
 // CHECK-LABEL: func.func @k_not_multiple_of_16
 // CHECK:         linalg.matmul {nvfp4.precision = "bf16"}
 // CHECK-NOT:     nvfp4.quantize
 func.func @k_not_multiple_of_16(%a: tensor<16x24xf32>, %b: tensor<24x16xf32>,
                                 %c: tensor<16x16xf32>) -> tensor<16x16xf32> {
-  // expected-remark @+1 {{the contraction dimension 24 is not a multiple of 16; kept in bf16}}
+  // expected-warning @+1 {{nvfp4-apply-recipe: nvfp4.precision = "nvfp4" cannot be honoured: the contraction dimension 24 is not a multiple of 16; kept in bf16}}
   %r = linalg.matmul {nvfp4.precision = "nvfp4"}
       ins(%a, %b : tensor<16x24xf32>, tensor<24x16xf32>)
       outs(%c : tensor<16x16xf32>) -> tensor<16x16xf32>
@@ -296,4 +296,22 @@ func.func @seed_streams(%dy: tensor<16x32xbf16>, %w0: tensor<32x16xbf16> {nvfp4.
       ins(%dy, %w1 : tensor<16x32xbf16>, tensor<32x16xbf16>)
       outs(%init : tensor<16x16xbf16>) -> tensor<16x16xbf16>
   return %a, %b : tensor<16x16xbf16>, tensor<16x16xbf16>
+}
+
+// -----
+
+// The RHT of an f16 wgrad operand: f16 is as wide as bf16, so the operand
+// goes to bf16 through f32 (before, an invalid f16 -> bf16 arith.truncf).
+// CHECK-LABEL: func.func @wgrad_f16
+// CHECK:         %[[EXT:.*]] = arith.extf %{{.*}} : tensor<16x16xf16> to tensor<16x16xf32>
+// CHECK:         %[[BF:.*]] = arith.truncf %[[EXT]] : tensor<16x16xf32> to tensor<16x16xbf16>
+// CHECK:         nvfp4.hadamard %[[BF]] : tensor<16x16xbf16>
+func.func @wgrad_f16(%a: tensor<16x1xf16>, %b: tensor<16x16xf16>) -> tensor<1x16xf16> {
+  %z = arith.constant 0.0 : f16
+  %e = tensor.empty() : tensor<1x16xf16>
+  %init = linalg.fill ins(%z : f16) outs(%e : tensor<1x16xf16>) -> tensor<1x16xf16>
+  %y = linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (k, m)>, affine_map<(m, n, k) -> (k, n)>, affine_map<(m, n, k) -> (m, n)>]
+      {nvfp4.role = "wgrad", nvfp4.precision = "nvfp4"}
+      ins(%a, %b : tensor<16x1xf16>, tensor<16x16xf16>) outs(%init : tensor<1x16xf16>) -> tensor<1x16xf16>
+  return %y : tensor<1x16xf16>
 }

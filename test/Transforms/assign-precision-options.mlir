@@ -10,8 +10,11 @@
 // RUN:   | FileCheck %s --check-prefix=ALL-BF16
 // RUN: nvfp4-opt %s --nvfp4-assign-precision='keep-first=0 keep-last=0 forward-bf16=true' \
 // RUN:   | FileCheck %s --check-prefix=FORWARD-BF16
-// With the defaults (keep-first=2, keep-last=8) all three blocks are kept.
-// RUN: nvfp4-opt %s --nvfp4-assign-precision | FileCheck %s --check-prefix=KEPT
+// keep-first=2 keep-last=8 given explicitly keep all three blocks; left at
+// their defaults, they scale to the depth (floor(2*3/62) = floor(8*3/62) =
+// 0: no block is kept, as with 0 and 0; assign-precision-depth.test).
+// RUN: nvfp4-opt %s --nvfp4-assign-precision='keep-first=2 keep-last=8' | FileCheck %s --check-prefix=KEPT
+// RUN: nvfp4-opt %s --nvfp4-assign-precision | FileCheck %s --check-prefix=DEFAULT
 
 #x = affine_map<(m, n, k) -> (m, k)>
 #w = affine_map<(m, n, k) -> (n, k)>

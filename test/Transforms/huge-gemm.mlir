@@ -52,3 +52,28 @@ func.func @product_overflows(%x: tensor<4294967296x4294967296xbf16>,
       outs(%init : tensor<4294967296x16xbf16>) -> tensor<4294967296x16xbf16>
   return %y : tensor<4294967296x16xbf16>
 }
+
+// -----
+
+#x = affine_map<(m, n, k) -> (m, k)>
+#w = affine_map<(m, n, k) -> (k, n)>
+#y = affine_map<(m, n, k) -> (m, n)>
+
+// Each operand has 2^36 elements, the result 2^64: the scaled_matmul
+// apply-recipe would build violates scaled_matmul_c4, so the GEMM stays in
+// bf16 (before, its kernels were built for a wrapped count of 0 elements).
+// ASSIGN-LABEL: func.func @result_overflows
+// ASSIGN:         linalg.matmul {{.*}}nvfp4.precision = "bf16"
+// APPLY-LABEL:  func.func @result_overflows
+// APPLY-NOT:      nvfp4.quantize
+func.func @result_overflows(%a: tensor<4294967296x16xbf16>,
+                            %b: tensor<16x4294967296xbf16> {nvfp4.weight},
+                            %init: tensor<4294967296x4294967296xbf16>)
+    -> tensor<4294967296x4294967296xbf16> {
+  // expected-remark @+1 {{the GEMM is too large to quantize (its result has more than 2^47 elements); kept in bf16}}
+  %y = linalg.matmul indexing_maps = [#x, #w, #y]
+      {nvfp4.layer = 3 : i64}
+      ins(%a, %b : tensor<4294967296x16xbf16>, tensor<16x4294967296xbf16>)
+      outs(%init : tensor<4294967296x4294967296xbf16>) -> tensor<4294967296x4294967296xbf16>
+  return %y : tensor<4294967296x4294967296xbf16>
+}

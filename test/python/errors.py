@@ -21,17 +21,20 @@ class ErrorTest(unittest.TestCase):
 
     def test_wrong_dtype(self):
         self.expect_error("dtype", nvfp4.quantize, GOOD.astype(np.float64))
-        self.expect_error("dtype", nvfp4.quantize, GOOD.astype(np.float16))
         self.expect_error("dtype", nvfp4.quantize, GOOD.astype(np.int32))
         self.expect_error("dtype", nvfp4.hadamard, GOOD.astype(np.float64))
         self.expect_error("numpy array", nvfp4.quantize, [1.0] * 16)
         self.expect_error("numpy array", nvfp4.quantize, None)
 
     def test_not_bf16_representable(self):
+        # The RHT is defined on bfloat16; quantize takes FP32 input as it is
+        # (test/python/robustness.py).
         x = GOOD.copy()
         x[1, 3] = np.float32(1.0) + np.float32(2.0 ** -20)
-        self.expect_error("element 35", nvfp4.quantize, x)
+        self.expect_error("element 35", nvfp4.hadamard, x)
         self.expect_error("bfloat16", nvfp4.hadamard, x)
+        x[1, 3] = np.float32(1.0) + np.float32(2.0 ** -10)  # a float16, not a bfloat16
+        self.expect_error("element 35", nvfp4.hadamard, x.astype(np.float16))
 
     def test_bad_shapes(self):
         self.expect_error("multiple of 16", nvfp4.quantize,

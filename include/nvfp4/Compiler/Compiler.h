@@ -51,13 +51,18 @@ struct CompileOptions {
   /// annotated model IR (linalg on tensors) compiles; on nvfp4 IR they
   /// change nothing.
   bool applyRecipe = true;
-  /// nvfp4-assign-precision's keep-first / keep-last (the paper's 12B
-  /// recipe keeps the first 2 and last 8 blocks in BF16).
-  unsigned keepFirst = 2;
-  unsigned keepLast = 8;
+  /// nvfp4-assign-precision's keep-first / keep-last. Unset: the pass's
+  /// defaults (the paper's 2 and 8 of its 62 blocks, scaled down for
+  /// shallower models; docs/Rationale.md).
+  std::optional<unsigned> keepFirst;
+  std::optional<unsigned> keepLast;
   /// Build the per-layer precision report (after the recipe, before the
   /// GPU lowering).
   bool buildPrecisionReport = false;
+  /// A kernel manifest is wanted (--report): fail, with a diagnostic, when
+  /// the host code cannot be described as one straight-line sequence of
+  /// launches (launches in loops, branches, calls or several functions).
+  bool requireManifest = false;
   /// When set, the phases (each pass, LLVM translation, LLVM's optimizer,
   /// the NVPTX backend, ptxas) are timed under this scope (--mlir-timing).
   mlir::TimingScope *timing = nullptr;
@@ -113,6 +118,16 @@ struct KernelInfo {
   std::optional<int64_t> spillBytes;   ///< stores + loads, from ptxas -v
 };
 
+/// An operation the host function keeps on the host: computation that no
+/// generated kernel covers (a BF16 GEMM, a norm, a softmax, a residual add,
+/// a call to such a function). A runtime that only launches the kernels
+/// cannot run a bundle that has any.
+struct HostComputation {
+  std::string op;        ///< the operation's name ("linalg.generic")
+  std::string location;  ///< "file:line:col"
+  std::string callee;    ///< for calls: the function called
+};
+
 struct CompileResult {
   std::string chip;
   unsigned ptxVersion = 0;
@@ -121,6 +136,8 @@ struct CompileResult {
   std::string function;               ///< the host function launched from
   std::vector<KernelInfo> kernels;    ///< in launch order
   std::vector<BufferInfo> buffers;
+  /// What the host function computes besides launching kernels, in order.
+  std::vector<HostComputation> hostComputation;
   bool assembledWithPtxas = false;
   std::optional<PrecisionReport> precision; ///< when asked for
   std::string ptxasPath;              ///< the ptxas used, if any
@@ -137,6 +154,10 @@ std::string renderKernelReport(const CompileResult &result);
 /// Writes renderKernelReport(result) to `os`, one kernel and one buffer at a
 /// time (no json::Value tree of the whole report).
 void writeKernelReport(llvm::raw_ostream &os, const CompileResult &result);
+
+/// One line naming `result.hostComputation` (empty when there is none), for
+/// the warning of nvfp4-compile.
+std::string summarizeHostComputation(const CompileResult &result);
 
 /// Finds ptxas as CompileOptions::ptxasPath describes; empty if none.
 std::string findPtxas(StringRef explicitPath);

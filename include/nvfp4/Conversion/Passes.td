@@ -93,8 +93,9 @@ def ConvertNVFP4ToGPU : Pass<"convert-nvfp4-to-gpu", "ModuleOp"> {
     An op or a configuration the chip cannot run is a diagnostic.
   }];
   let options = [
-    Option<"chip", "chip", "std::string", /*default=*/"\"sm_100a\"",
-           "Target GPU: sm_90a, sm_100a, sm_103a or sm_120a">,
+    Option<"chip", "chip", "std::string", /*default=*/"\"sm_103a\"",
+           "Target GPU: sm_103a (GB300, the default of every nvfp4 tool), "
+           "sm_100a, sm_120a or sm_90a">,
     Option<"gemmSchedule", "gemm-schedule", "std::string", /*default=*/"",
            "Force the tensor-core GEMM schedule, e.g. 128x256x256_s2_d2w1_p8 "
            "(tile, FP4 stages, decoded stages and decoder warpgroups, "
@@ -163,8 +164,9 @@ def NVFP4VerifyKernelTarget
     ```
   }];
   let options = [
-    Option<"chip", "chip", "std::string", /*default=*/"\"sm_100a\"",
-           "Target GPU: sm_90a, sm_100a, sm_103a or sm_120a">,
+    Option<"chip", "chip", "std::string", /*default=*/"\"sm_103a\"",
+           "Target GPU: sm_103a (GB300, the default of every nvfp4 tool), "
+           "sm_100a, sm_120a or sm_90a">,
     Option<"attachTarget", "attach-target", "bool", /*default=*/"false",
            "Then attach the #nvvm.target this check stands in for (chip, "
            "the table's PTX features, O3), with MLIR's own SM check off, "

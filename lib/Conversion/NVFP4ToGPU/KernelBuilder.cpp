@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "KernelBuilder.h"
+#include "nvfp4/Dialect/NVFP4/IR/NVFP4Dialect.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -21,7 +22,10 @@ static gpu::GPUModuleOp getKernelModule(ModuleOp module) {
   module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
                   UnitAttr::get(module.getContext()));
   OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
-  return gpu::GPUModuleOp::create(b, module.getLoc(), kKernelModuleName);
+  auto kernelModule =
+      gpu::GPUModuleOp::create(b, module.getLoc(), kKernelModuleName);
+  kernelModule->setAttr(kGeneratedKernelsAttrName, b.getUnitAttr());
+  return kernelModule;
 }
 
 gpu::GPUFuncOp kernels::getOrCreateKernel(ModuleOp module, StringRef name,
@@ -99,6 +103,12 @@ Value kernels::flatten(OpBuilder &b, Location loc, Value memref) {
   auto type = cast<MemRefType>(memref.getType());
   if (type.getRank() == 1)
     return memref;
+  // A rank-0 memref holds one element: expand it to memref<1x...>, as
+  // collapse_shape cannot produce a rank higher than its source's.
+  if (type.getRank() == 0)
+    return memref::ExpandShapeOp::create(
+        b, loc, MemRefType::get({1}, type.getElementType()), memref,
+        ArrayRef<ReassociationIndices>{});
   SmallVector<ReassociationIndices> all(1);
   for (int64_t d = 0; d < type.getRank(); ++d)
     all[0].push_back(d);

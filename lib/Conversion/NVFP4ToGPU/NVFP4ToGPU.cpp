@@ -9,6 +9,8 @@
 #include "nvfp4/Conversion/Utils/BoundaryConversion.h"
 #include "nvfp4/Dialect/NVFP4/IR/NVFP4Ops.h"
 
+#include "KernelBuilder.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -20,6 +22,9 @@
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/Interfaces/ControlFlowInterfaces.h"
 
 namespace mlir {
 namespace nvfp4 {
@@ -49,14 +54,42 @@ GPUHostTypeConverter::GPUHostTypeConverter() {
   });
 }
 
+/// The generated kernels live in `gpu.module @nvfp4_kernels`, found by name
+/// (KernelBuilder.h). A symbol of that name the user wrote would receive
+/// them -- and a user kernel named like a generated one would silently
+/// replace it -- so the name is reserved: only a kernel module an earlier
+/// run of this pass created (it carries kGeneratedKernelsAttrName) may be there.
+static LogicalResult checkReservedSymbols(ModuleOp module) {
+  Operation *symbol = SymbolTable::lookupSymbolIn(
+      module, kernels::kKernelModuleName);
+  if (!symbol || symbol->hasAttr(kGeneratedKernelsAttrName))
+    return success();
+  return symbol->emitError()
+         << "the symbol @" << kernels::kKernelModuleName
+         << " is reserved for the kernels convert-nvfp4-to-gpu generates; "
+            "rename this "
+         << symbol->getName();
+}
+
 /// Ops convert-nvfp4-to-gpu cannot lower yet, with the reason.
 static LogicalResult checkSupportedOps(ModuleOp module,
                                        const ::nvfp4::target::ChipInfo &chip) {
   WalkResult result = module.walk([&](Operation *op) {
-    if (isa<PackOp, UnpackOp, SwizzleScalesOp>(op)) {
+    if (isa<UnpackOp, SwizzleScalesOp>(op)) {
       op->emitOpError("has no GPU lowering yet: the GPU path keeps codes "
                       "packed two per byte, and repacking kernels do not "
                       "exist yet");
+      return WalkResult::interrupt();
+    }
+    // The boundary conversion carries block-scaled values through
+    // functions, calls, returns and scf ops, not through branches to other
+    // blocks (their arguments are not converted).
+    if (isa<BranchOpInterface>(op) &&
+        llvm::any_of(op->getOperandTypes(),
+                     [](Type t) { return isa<BlockScaledTensorType>(t); })) {
+      op->emitOpError("passes a block-scaled tensor to another block, which "
+                      "the GPU lowering does not support; use scf.if, or "
+                      "pass the high-precision tensor");
       return WalkResult::interrupt();
     }
     // Kernels are specialized for their shapes (grid, loop bounds, names):
@@ -79,6 +112,91 @@ static LogicalResult checkSupportedOps(ModuleOp module,
 }
 
 namespace {
+/// An empty tensor has nothing to launch a kernel over (its launch
+/// geometry would be zero blocks, and the grid-stride amax kernel divides
+/// by its chunk count): its amax is 0 with or without the RHT, and its RHT
+/// is itself. Only amax and hadamard can see one; `!nvfp4.tensor` is never
+/// empty (rule T1), so no other op has an empty operand or result.
+struct EmptyAmaxToConstant : OpRewritePattern<AmaxOp> {
+  EmptyAmaxToConstant(MLIRContext *ctx) : OpRewritePattern(ctx, /*benefit=*/2) {}
+
+  LogicalResult matchAndRewrite(AmaxOp op,
+                                PatternRewriter &rewriter) const override {
+    if (!llvm::is_contained(op.getInput().getType().getShape(), 0))
+      return rewriter.notifyMatchFailure(op, "the input is not empty");
+    rewriter.replaceOpWithNewOp<arith::ConstantOp>(
+        op, rewriter.getF32FloatAttr(0.0f));
+    return success();
+  }
+};
+
+struct EmptyHadamardToInput : OpRewritePattern<HadamardOp> {
+  EmptyHadamardToInput(MLIRContext *ctx)
+      : OpRewritePattern(ctx, /*benefit=*/2) {}
+
+  LogicalResult matchAndRewrite(HadamardOp op,
+                                PatternRewriter &rewriter) const override {
+    if (!llvm::is_contained(op.getInput().getType().getShape(), 0))
+      return rewriter.notifyMatchFailure(op, "the input is not empty");
+    rewriter.replaceOp(op, op.getInput());
+    return success();
+  }
+};
+
+/// CUDA's limits on a launch: grid x < 2^31, y and z < 2^16, at least one
+/// block; blocks of at most 1024 threads.
+constexpr int64_t kMaxGridX = (int64_t(1) << 31) - 1;
+constexpr int64_t kMaxGridYZ = 65535;
+constexpr int64_t kMaxThreadsPerBlock = 1024;
+
+/// Every launch the lowering built must be one a GPU can run: each kernel
+/// generator computes its grid from the shape, and a shape too large for
+/// one launch (or, before the rules above, an empty one) must be a
+/// diagnostic here, not a manifest with grid 0 or 2^35 that the runtime
+/// rejects later.
+static LogicalResult checkLaunchGeometry(ModuleOp module) {
+  WalkResult result = module.walk([&](gpu::LaunchFuncOp launch) {
+    if (launch.getKernelModuleName() != kernels::kKernelModuleName)
+      return WalkResult::advance();
+    auto constant = [](Value v) { return getConstantIntValue(v); };
+    std::array<std::optional<int64_t>, 3> grid = {
+        constant(launch.getGridSizeX()), constant(launch.getGridSizeY()),
+        constant(launch.getGridSizeZ())};
+    std::array<std::optional<int64_t>, 3> block = {
+        constant(launch.getBlockSizeX()), constant(launch.getBlockSizeY()),
+        constant(launch.getBlockSizeZ())};
+    bool gridOk = true;
+    for (auto [i, g] : llvm::enumerate(grid))
+      gridOk &= g && *g >= 1 && *g <= (i == 0 ? kMaxGridX : kMaxGridYZ);
+    int64_t threads = 1;
+    bool blockOk = true;
+    for (std::optional<int64_t> d : block) {
+      blockOk &= d && *d >= 1 && *d <= kMaxThreadsPerBlock;
+      threads *= blockOk ? *d : 1;
+    }
+    blockOk &= threads <= kMaxThreadsPerBlock;
+    if (gridOk && blockOk)
+      return WalkResult::advance();
+    auto print = [](std::array<std::optional<int64_t>, 3> dims) {
+      std::string text;
+      for (auto [i, d] : llvm::enumerate(dims))
+        text += (i ? "x" : "") + (d ? std::to_string(*d) : std::string("?"));
+      return text;
+    };
+    InFlightDiagnostic diag = launch.emitError()
+                              << "kernel " << launch.getKernelName()
+                              << " needs a launch of grid " << print(grid)
+                              << ", block " << print(block);
+    if (!gridOk)
+      diag << ": a grid must have 1 to 2^31-1 blocks in x and 1 to 65535 in "
+              "y and z (the tensor is too large for one launch)";
+    else
+      diag << ": a block must have 1 to 1024 threads";
+    return WalkResult::interrupt();
+  });
+  return failure(result.wasInterrupted());
+}
+
 struct ConvertNVFP4ToGPUPass
     : public mlir::nvfp4::impl::ConvertNVFP4ToGPUBase<ConvertNVFP4ToGPUPass> {
   using Base::Base;
@@ -92,12 +210,15 @@ struct ConvertNVFP4ToGPUPass
                          << ::nvfp4::target::supportedChipNames() << ")";
       return signalPassFailure();
     }
-    if (failed(checkSupportedOps(module, *chipInfo)))
+    if (failed(checkNoNVFP4OpsInGraphRegions(module)) ||
+        failed(checkReservedSymbols(module)) ||
+        failed(checkSupportedOps(module, *chipInfo)))
       return signalPassFailure();
 
     MLIRContext *ctx = &getContext();
     GPUHostTypeConverter converter;
     RewritePatternSet patterns(ctx);
+    patterns.add<EmptyAmaxToConstant, EmptyHadamardToInput>(ctx);
     populateQuantizeToGPUPatterns(converter, patterns, *chipInfo);
     std::string message;
     if (failed(populateMatmulToGPUPatterns(converter, patterns, *chipInfo,
@@ -106,6 +227,7 @@ struct ConvertNVFP4ToGPUPass
       return signalPassFailure();
     }
     populateTransposeToGPUPatterns(converter, patterns);
+    populatePackingToGPUPatterns(converter, patterns);
 
     ConversionTarget target(*ctx);
     target.addLegalDialect<arith::ArithDialect,
@@ -117,7 +239,8 @@ struct ConvertNVFP4ToGPUPass
                            vector::VectorDialect>();
     populateBlockScaledBoundaryConversion(converter, patterns, target);
 
-    if (failed(applyPartialConversion(module, target, std::move(patterns))))
+    if (failed(applyPartialConversion(module, target, std::move(patterns))) ||
+        failed(checkLaunchGeometry(module)))
       signalPassFailure();
   }
 };

@@ -100,7 +100,8 @@ struct ConvertNVFP4ToReferencePass
     : public mlir::nvfp4::impl::ConvertNVFP4ToReferenceBase<ConvertNVFP4ToReferencePass> {
   void runOnOperation() override {
     MLIRContext *ctx = &getContext();
-    if (failed(checkBlockScaledUsers(getOperation())))
+    if (failed(checkNoNVFP4OpsInGraphRegions(getOperation())) ||
+        failed(checkBlockScaledUsers(getOperation())))
       return signalPassFailure();
     // The epilogue-quantizing GEMM is, on the CPU, the GEMM and the
     // quantization it stands for.

@@ -10,6 +10,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Func/Transforms/FuncConversions.h"
 #include "mlir/Dialect/SCF/Transforms/Patterns.h"
+#include "mlir/IR/RegionKindInterface.h"
 
 using namespace mlir;
 
@@ -31,4 +32,18 @@ void mlir::nvfp4::populateBlockScaledBoundaryConversion(
                                                        target);
   target.markUnknownOpDynamicallyLegal(
       [&converter](Operation *op) { return converter.isLegal(op); });
+}
+
+LogicalResult mlir::nvfp4::checkNoNVFP4OpsInGraphRegions(Operation *root) {
+  WalkResult result = root->walk([](Operation *op) {
+    if (!isa_and_present<NVFP4Dialect>(op->getDialect()) ||
+        mayHaveSSADominance(*op->getParentRegion()))
+      return WalkResult::advance();
+    op->emitOpError("is in a graph region (the body of '")
+        << op->getParentOp()->getName()
+        << "'), where operands need not be defined before their uses; the "
+           "lowerings need program order: put nvfp4 operations in a function";
+    return WalkResult::interrupt();
+  });
+  return failure(result.wasInterrupted());
 }

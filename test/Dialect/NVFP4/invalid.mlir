@@ -123,6 +123,26 @@ func.func @quantize_c4_block(%x: tensor<16x32xbf16>) {
 
 // -----
 
+func.func @quantize_c5_negative(%x: tensor<16x32xbf16>) {
+  %a = arith.constant -6.0 : f32
+  // expected-error @+1 {{'nvfp4.quantize' op the tensor amax must be non-negative and not NaN (an amax is max |x|), got -6.000000e+00 : f32}}
+  %0 = nvfp4.quantize %x amax(%a) : tensor<16x32xbf16>
+      -> !nvfp4.tensor<16x32xf4E2M1FN, scale = f8E4M3FN, block = 1x16>
+  return
+}
+
+// -----
+
+func.func @quantize_c5_nan(%x: tensor<16x32xbf16>) {
+  %a = arith.constant 0x7FC00000 : f32
+  // expected-error @+1 {{'nvfp4.quantize' op the tensor amax must be non-negative and not NaN}}
+  %0 = nvfp4.quantize %x amax(%a) : tensor<16x32xbf16>
+      -> !nvfp4.tensor<16x32xf4E2M1FN, scale = f8E4M3FN, block = 1x16>
+  return
+}
+
+// -----
+
 func.func @amax_c2_element(%x: tensor<16x32xf16>) {
   // expected-error @+1 {{'nvfp4.amax' op with hadamard, the input must be BF16 with a static last dimension that is a multiple of 16, got 'tensor<16x32xf16>'}}
   %0 = nvfp4.amax %x hadamard(55272) : tensor<16x32xf16>
@@ -135,6 +155,24 @@ func.func @amax_c2_last_dim(%x: tensor<16x24xbf16>) {
   // expected-error @+1 {{'nvfp4.amax' op with hadamard, the input must be BF16 with a static last dimension that is a multiple of 16, got 'tensor<16x24xbf16>'}}
   %0 = nvfp4.amax %x hadamard(55272) : tensor<16x24xbf16>
   return
+}
+
+// -----
+
+// 2^60 + 1 rows of 16: the element count would wrap to 16 modulo 2^64.
+func.func @amax_c3(%x: tensor<1152921504606846977x16xbf16>) -> f32 {
+  // expected-error @+1 {{'nvfp4.amax' op input 'tensor<1152921504606846977x16xbf16>' has more than 2^47 elements (the bound of !nvfp4.tensor, rule T6)}}
+  %0 = nvfp4.amax %x : tensor<1152921504606846977x16xbf16>
+  return %0 : f32
+}
+
+// -----
+
+// Dynamic sizes are bounded at run time; the static ones alone overflow.
+func.func @amax_c3_dynamic(%x: tensor<?x9223372036854775807x16xbf16>) -> f32 {
+  // expected-error @+1 {{'nvfp4.amax' op input 'tensor<?x9223372036854775807x16xbf16>' has more than 2^47 elements}}
+  %0 = nvfp4.amax %x : tensor<?x9223372036854775807x16xbf16>
+  return %0 : f32
 }
 
 // -----
@@ -216,6 +254,14 @@ func.func @hadamard_c2(%x: tensor<16x32xf32>) {
 
 // -----
 
+func.func @hadamard_c3(%x: tensor<4611686018427387904x16xbf16>) {
+  // expected-error @+1 {{'nvfp4.hadamard' op input 'tensor<4611686018427387904x16xbf16>' has more than 2^47 elements (the bound of !nvfp4.tensor, rule T6)}}
+  %0 = nvfp4.hadamard %x : tensor<4611686018427387904x16xbf16>
+  return
+}
+
+// -----
+
 func.func @hadamard_sign_mask_range(%x: tensor<16x32xbf16>) {
   // expected-error @+1 {{attribute 'sign_mask' failed to satisfy constraint: 16-bit sign mask of the Random Hadamard Transform}}
   %0 = nvfp4.hadamard %x {sign_mask = 65536 : i32} : tensor<16x32xbf16>
@@ -271,6 +317,18 @@ func.func @scaled_matmul_c3_dynamic(%a: !nvfp4.tensor<16x32xf4E2M1FN, scale = f8
 
 // -----
 
+// Each operand has 2^47 elements (within rule T6); the product has 2^86.
+func.func @scaled_matmul_c4(%a: !nvfp4.tensor<8796093022208x16xf4E2M1FN, scale = f8E4M3FN, block = 1x16>) {
+  // expected-error @+1 {{'nvfp4.scaled_matmul' op result 'tensor<8796093022208x8796093022208xbf16>' has more than 2^47 elements}}
+  %0 = nvfp4.scaled_matmul %a, %a
+      : !nvfp4.tensor<8796093022208x16xf4E2M1FN, scale = f8E4M3FN, block = 1x16>,
+        !nvfp4.tensor<8796093022208x16xf4E2M1FN, scale = f8E4M3FN, block = 1x16>
+      -> tensor<8796093022208x8796093022208xbf16>
+  return
+}
+
+// -----
+
 func.func @scaled_matmul_result_element_type(%a: !nvfp4.tensor<16x32xf4E2M1FN, scale = f8E4M3FN, block = 1x16>) {
   // expected-error @+1 {{'nvfp4.scaled_matmul' op result #0 must be ranked tensor of bfloat16 type or 16-bit float or 32-bit float values, but got 'tensor<16x16xi32>'}}
   %0 = nvfp4.scaled_matmul %a, %a
@@ -298,6 +356,34 @@ func.func @pack_c2(%c: tensor<16x32xf4E2M1FN>, %s: tensor<16x4xf8E4M3FN>, %a: f3
   // expected-error @+1 {{'nvfp4.pack' op failed to verify that scales type matches the result's scales type}}
   %0 = "nvfp4.pack"(%c, %s, %a) : (tensor<16x32xf4E2M1FN>, tensor<16x4xf8E4M3FN>, f32)
       -> !nvfp4.tensor<16x32xf4E2M1FN, scale = f8E4M3FN, block = 1x16>
+  return
+}
+
+// -----
+
+func.func @pack_c3(%c: tensor<16x32xf4E2M1FN>, %s: tensor<16x2xf8E4M3FN>) {
+  %a = arith.constant -1.0 : f32
+  // expected-error @+1 {{'nvfp4.pack' op the tensor amax must be non-negative and not NaN}}
+  %0 = nvfp4.pack %c, %s, %a : !nvfp4.tensor<16x32xf4E2M1FN, scale = f8E4M3FN, block = 1x16>
+  return
+}
+
+// -----
+
+func.func @pack_c4_sign(%c: tensor<16x32xf4E2M1FN>, %a: f32) {
+  %s = arith.constant dense<-1.0> : tensor<16x2xf8E4M3FN>
+  // expected-error @+1 {{'nvfp4.pack' op block scales must be non-negative and not NaN (E4M3 bits 0x00-0x7E), got 0xB8 at every element}}
+  %0 = nvfp4.pack %c, %s, %a : !nvfp4.tensor<16x32xf4E2M1FN, scale = f8E4M3FN, block = 1x16>
+  return
+}
+
+// -----
+
+func.func @pack_c4_nan(%c: tensor<16x32xf4E2M1FN>, %a: f32) {
+  %s = arith.constant dense<[[1.0, 1.0], [1.0, 1.0], [1.0, 1.0], [1.0, 1.0], [1.0, 1.0], [1.0, 1.0], [1.0, 1.0], [1.0, 1.0],
+                             [1.0, 1.0], [1.0, 1.0], [1.0, 1.0], [1.0, 1.0], [1.0, 1.0], [1.0, 1.0], [1.0, 1.0], [1.0, 0x7F]]> : tensor<16x2xf8E4M3FN>
+  // expected-error @+1 {{'nvfp4.pack' op block scales must be non-negative and not NaN (E4M3 bits 0x00-0x7E), got 0x7F at flat index 31}}
+  %0 = nvfp4.pack %c, %s, %a : !nvfp4.tensor<16x32xf4E2M1FN, scale = f8E4M3FN, block = 1x16>
   return
 }
 
@@ -463,6 +549,18 @@ func.func @scaled_matmul_quantize_c4(%a: !nvfp4.tensor<32x64xf4E2M1FN, scale = f
       : !nvfp4.tensor<32x64xf4E2M1FN, scale = f8E4M3FN, block = 1x16>,
         !nvfp4.tensor<32x64xf4E2M1FN, scale = f8E4M3FN, block = 1x16>
       -> !nvfp4.tensor<32x32xf4E2M1FN, scale = f8E4M3FN, block = 16x16>
+  return
+}
+
+// -----
+
+func.func @scaled_matmul_quantize_c5(%a: !nvfp4.tensor<32x64xf4E2M1FN, scale = f8E4M3FN, block = 1x16>) {
+  %g = arith.constant -2.0 : f32
+  // expected-error @+1 {{'nvfp4.scaled_matmul_quantize' op the tensor amax must be non-negative and not NaN}}
+  %0 = nvfp4.scaled_matmul_quantize %a, %a amax(%g)
+      : !nvfp4.tensor<32x64xf4E2M1FN, scale = f8E4M3FN, block = 1x16>,
+        !nvfp4.tensor<32x64xf4E2M1FN, scale = f8E4M3FN, block = 1x16>
+      -> !nvfp4.tensor<32x32xf4E2M1FN, scale = f8E4M3FN, block = 1x16>
   return
 }
 

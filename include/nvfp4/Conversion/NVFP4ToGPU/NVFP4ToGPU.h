@@ -48,6 +48,12 @@ LogicalResult populateMatmulToGPUPatterns(const TypeConverter &converter,
 void populateTransposeToGPUPatterns(const TypeConverter &converter,
                                     RewritePatternSet &patterns);
 
+/// Pattern that replaces nvfp4.pack (codes one per element, scales in the
+/// result's layout, an f32 amax: a tensor quantized elsewhere) by a kernel
+/// that packs the codes two per byte and copies the scale bytes.
+void populatePackingToGPUPatterns(const TypeConverter &converter,
+                                  RewritePatternSet &patterns);
+
 } // namespace nvfp4
 } // namespace mlir
 

@@ -25,6 +25,13 @@ void populateBlockScaledBoundaryConversion(const TypeConverter &converter,
                                            RewritePatternSet &patterns,
                                            ConversionTarget &target);
 
+/// Fails, with an error on the first nvfp4 op found in a region without SSA
+/// dominance (a graph region: the body of builtin.module, for one). Such a
+/// region may hold use-def cycles (`%x = nvfp4.transpose %y`,
+/// `%y = nvfp4.transpose %x`) that no lowering can order; both lowerings
+/// call this first.
+LogicalResult checkNoNVFP4OpsInGraphRegions(Operation *root);
+
 } // namespace nvfp4
 } // namespace mlir
 

@@ -84,6 +84,11 @@ LogicalResult NVFP4Dialect::verifyOperationAttribute(Operation *op,
     return op->emitError() << "'" << name
                            << "' belongs on function arguments, not on "
                               "operations";
+  if (name == kGeneratedKernelsAttrName) {
+    if (!isa<UnitAttr>(attr.getValue()))
+      return op->emitError() << "'" << name << "' must be a unit attribute";
+    return success();
+  }
   return op->emitError() << "unknown nvfp4 annotation '" << name
                          << "' (expected nvfp4.layer, nvfp4.kind, nvfp4.role "
                             "or nvfp4.precision)";

@@ -80,6 +80,11 @@ static int64_t product(ArrayRef<int64_t> shape) {
 //===----------------------------------------------------------------------===//
 
 OpFoldResult AmaxOp::fold(FoldAdaptor adaptor) {
+  // The amax of an empty tensor is 0 (with or without the RHT), whatever
+  // its values: no kernel has anything to reduce.
+  auto inputType = cast<RankedTensorType>(getInput().getType());
+  if (llvm::is_contained(inputType.getShape(), 0))
+    return FloatAttr::get(Float32Type::get(getContext()), 0.0);
   std::optional<std::vector<float>> values =
       getTransformedValues(adaptor.getInput(), getHadamard());
   if (!values)

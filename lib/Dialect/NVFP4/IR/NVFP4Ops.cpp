@@ -11,6 +11,8 @@
 #include "nvfp4/Dialect/NVFP4/IR/NVFP4Ops.h"
 
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/Matchers.h"
+#include "llvm/ADT/StringExtras.h"
 #include "mlir/IR/OpImplementation.h"
 
 using namespace mlir;
@@ -46,6 +48,45 @@ static bool isHadamardOperand(RankedTensorType type) {
          type.getShape().back() % kBlockSize == 0;
 }
 
+/// Whether the static dimensions of `type` have at most
+/// kMaxBlockScaledElements elements, as rule T6 bounds `!nvfp4.tensor`: the
+/// lowerings compute element counts, grids and byte offsets in int64, and a
+/// count that wraps (2^60 x 16 is 16 modulo 2^64) would build kernels for
+/// the wrong size. Dynamic dimensions are bounded at run time.
+static bool hasBoundedElementCount(ShapedType type) {
+  SmallVector<int64_t> staticDims;
+  for (int64_t dim : type.getShape())
+    if (!ShapedType::isDynamic(dim))
+      staticDims.push_back(dim);
+  return getBoundedElementCount(staticDims).has_value();
+}
+
+static InFlightDiagnostic emitTooLarge(Operation *op, StringRef what,
+                                       Type type) {
+  return op->emitOpError()
+         << what << " " << type
+         << " has more than 2^47 elements (the bound of !nvfp4.tensor, rule "
+            "T6)";
+}
+
+/// A tensor amax is `max |x|`: never negative and never NaN (+inf is a
+/// valid amax). A constant one that is either gives scale bytes 0xFF and NaN
+/// outputs, so it is rejected when it is known (quantize_c5,
+/// scaled_matmul_quantize_c5, pack_c3); a run-time value is the caller's
+/// contract, as for the Python module's `amax=`.
+static LogicalResult verifyConstantAmax(Operation *op, Value amax) {
+  FloatAttr constant;
+  if (!amax || !matchPattern(amax, m_Constant(&constant)))
+    return success();
+  const APFloat &value = constant.getValue();
+  // -0.0 compares equal to 0 and gives S_enc = 1 like +0.0.
+  if (value.isNaN() || (value.isNegative() && !value.isZero()))
+    return op->emitOpError("the tensor amax must be non-negative and not NaN "
+                           "(an amax is max |x|), got ")
+           << constant;
+  return success();
+}
+
 //===----------------------------------------------------------------------===//
 // AmaxOp
 //===----------------------------------------------------------------------===//
@@ -57,6 +98,9 @@ LogicalResult AmaxOp::verify() {
     return emitOpError("with hadamard, the input must be BF16 with a static "
                        "last dimension that is a multiple of 16, got ")
            << inputType;
+  // amax_c3
+  if (!hasBoundedElementCount(inputType))
+    return emitTooLarge(*this, "input", inputType);
   return success();
 }
 
@@ -86,7 +130,8 @@ LogicalResult QuantizeOp::verify() {
                        "1x16 (one block per RHT chunk), got ")
            << inputType << " with " << formatBlockShape(resultType.getBlockShape())
            << " blocks";
-  return success();
+  // quantize_c5
+  return verifyConstantAmax(*this, getAmax());
 }
 
 //===----------------------------------------------------------------------===//
@@ -116,6 +161,9 @@ LogicalResult HadamardOp::verify() {
     return emitOpError("last dimension must be static and a multiple of 16, "
                        "got ")
            << inputType;
+  // hadamard_c3
+  if (!hasBoundedElementCount(inputType))
+    return emitTooLarge(*this, "input", inputType);
   return success();
 }
 
@@ -152,9 +200,14 @@ static LogicalResult verifyMatmulShapes(Operation *op,
 }
 
 LogicalResult ScaledMatmulOp::verify() {
-  return verifyMatmulShapes(
-      *this, getLhs().getType(), getRhs().getType(),
-      cast<RankedTensorType>(getResult().getType()).getShape());
+  auto resultType = cast<RankedTensorType>(getResult().getType());
+  if (failed(verifyMatmulShapes(*this, getLhs().getType(), getRhs().getType(),
+                                resultType.getShape())))
+    return failure();
+  // scaled_matmul_c4
+  if (!hasBoundedElementCount(resultType))
+    return emitTooLarge(*this, "result", resultType);
+  return success();
 }
 
 LogicalResult ScaledMatmulQuantizeOp::verify() {
@@ -168,7 +221,8 @@ LogicalResult ScaledMatmulQuantizeOp::verify() {
     return emitOpError("the result must have 1x16 blocks and linear scales "
                        "(the epilogue quantizes runs of 16 along N), got ")
            << resultType;
-  return success();
+  // scaled_matmul_quantize_c5
+  return verifyConstantAmax(*this, getAmax());
 }
 
 Operation *ScaledMatmulQuantizeOp::decompose(RewriterBase &rewriter) {
@@ -190,12 +244,43 @@ Operation *ScaledMatmulQuantizeOp::decompose(RewriterBase &rewriter) {
 // PackOp / UnpackOp
 //===----------------------------------------------------------------------===//
 
+LogicalResult PackOp::verify() {
+  // pack_c3
+  if (failed(verifyConstantAmax(*this, getAmax())))
+    return failure();
+  // pack_c4: an E4M3 block scale is a positive magnitude (the type's sign
+  // bit is always 0); 0x7F/0xFF are E4M3FN's NaN.
+  DenseElementsAttr scales;
+  if (!matchPattern(getScales(), m_Constant(&scales)))
+    return success();
+  ArrayRef<char> raw = scales.getRawData();
+  for (auto [index, byte] : llvm::enumerate(raw)) {
+    uint8_t bits = static_cast<uint8_t>(byte);
+    if ((bits & 0x80) == 0 && (bits & 0x7F) != 0x7F)
+      continue;
+    return emitOpError("block scales must be non-negative and not NaN (E4M3 "
+                       "bits 0x00-0x7E), got 0x")
+           << llvm::utohexstr(bits) << " at "
+           << (scales.isSplat() ? std::string("every element")
+                                : "flat index " + std::to_string(index));
+  }
+  return success();
+}
+
+// The folders below look through a producer of the same family. In a graph
+// region (e.g. at module level) the producer may be the op's own user --
+// `%p = pack(unpack(%p))`, `%x = transpose(%y)`, `%y = transpose(%x)` -- and
+// folding would return the op's own result: the greedy driver and dialect
+// conversion then fold the same op forever. Each folder refuses a result
+// that is the op itself.
+
 OpFoldResult PackOp::fold(FoldAdaptor) {
   // pack(unpack(q)) is q: the parts are exactly the parts of q.
   auto unpack = getCodes().getDefiningOp<UnpackOp>();
   if (!unpack || getScales() != unpack.getScales() ||
       getAmax() != unpack.getAmax() ||
-      unpack.getInput().getType() != getResult().getType())
+      unpack.getInput().getType() != getResult().getType() ||
+      unpack.getInput() == getResult())
     return {};
   return unpack.getInput();
 }
@@ -204,7 +289,9 @@ LogicalResult UnpackOp::fold(FoldAdaptor,
                              SmallVectorImpl<OpFoldResult> &results) {
   // unpack(pack(c, s, a)) is (c, s, a).
   auto pack = getInput().getDefiningOp<PackOp>();
-  if (!pack)
+  if (!pack || llvm::any_of(pack->getOperands(), [&](Value part) {
+        return part.getDefiningOp() == getOperation();
+      }))
     return failure();
   results.push_back(pack.getCodes());
   results.push_back(pack.getScales());
@@ -228,12 +315,16 @@ LogicalResult SwizzleScalesOp::verify() {
 }
 
 OpFoldResult SwizzleScalesOp::fold(FoldAdaptor) {
+  if (getInput() == getResult())
+    return {};
   // Re-laying out to the same layout changes nothing.
   if (getInput().getType() == getResult().getType())
     return getInput();
   // A chain of swizzles is one swizzle from the original layout; if that is
   // the final layout already, the chain is the original value.
   if (auto inner = getInput().getDefiningOp<SwizzleScalesOp>()) {
+    if (inner.getInput() == getResult())
+      return {};
     if (inner.getInput().getType() == getResult().getType())
       return inner.getInput();
     getInputMutable().assign(inner.getInput());
@@ -272,9 +363,10 @@ LogicalResult TransposeOp::verify() {
 
 OpFoldResult TransposeOp::fold(FoldAdaptor) {
   // Swapping the last two dimensions twice is the identity.
-  if (auto inner = getInput().getDefiningOp<TransposeOp>())
-    return inner.getInput();
-  return {};
+  auto inner = getInput().getDefiningOp<TransposeOp>();
+  if (!inner || inner.getInput() == getResult())
+    return {};
+  return inner.getInput();
 }
 
 #define GET_OP_CLASSES

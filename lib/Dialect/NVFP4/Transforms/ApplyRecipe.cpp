@@ -90,10 +90,15 @@ mlir::nvfp4::checkRecipeApplicable(const GemmInfo &gemm) {
   if (gemm.shape.batch == 0 || gemm.shape.m == 0 || gemm.shape.n == 0 ||
       gemm.shape.k == 0)
     return std::string("the GEMM has an empty dimension");
-  // The quantized operands must be valid !nvfp4.tensor types (rule T6).
+  // The quantized operands must be valid !nvfp4.tensor types (rule T6),
+  // and the product a valid nvfp4.scaled_matmul result (scaled_matmul_c4).
   for (Value input : op.getDpsInputs())
     if (!getBoundedElementCount(cast<ShapedType>(input.getType()).getShape()))
       return std::string("the GEMM is too large to quantize (an operand has "
+                         "more than 2^47 elements)");
+  for (Value result : op->getResults())
+    if (!getBoundedElementCount(cast<ShapedType>(result.getType()).getShape()))
+      return std::string("the GEMM is too large to quantize (its result has "
                          "more than 2^47 elements)");
   if (gemm.shape.k % kBlockSize != 0)
     return (llvm::Twine("the contraction dimension ") +
@@ -291,6 +296,11 @@ FailureOr<Value> mlir::nvfp4::rewriteGemmWithRecipe(
     auto type = cast<RankedTensorType>(value.getType());
     if (r.hadamard) {
       // The RHT is defined on BF16 inputs (docs/Numerics.md section 4).
+      // f32 rounds to BF16 once; f16 is as wide as BF16 (arith.truncf
+      // rejects f16 -> bf16), so it goes through f32, exactly, first.
+      if (type.getElementType().isF16())
+        value = arith::ExtFOp::create(
+            rewriter, loc, type.clone(rewriter.getF32Type()), value);
       if (!type.getElementType().isBF16()) {
         type = type.clone(rewriter.getBF16Type());
         value = arith::TruncFOp::create(rewriter, loc, type, value);
@@ -404,12 +414,28 @@ LogicalResult mlir::nvfp4::applyRecipe(Operation *root,
   IRRewriter rewriter(root->getContext());
   uint64_t streamIndex = 0;
   bool failedSeed = false;
+  bool failedPrecision = false;
   for (const GemmInfo &gemm : analysis.getGemms()) {
+    // FP8 GEMMs have no lowering yet: an annotation asking for one must not
+    // silently run in BF16 (nor be reported as FP8).
+    if (gemm.precision == Precision::FP8) {
+      gemm.op->emitError()
+          << "nvfp4-apply-recipe: nvfp4.precision = \"fp8\" is not "
+             "supported yet (FP8 GEMMs have no lowering); use \"nvfp4\" or "
+             "\"bf16\"";
+      failedPrecision = true;
+      continue;
+    }
     if (!isAssignedNVFP4(gemm))
       continue;
+    // nvfp4-assign-precision only assigns NVFP4 where the recipe applies,
+    // so this is an explicit annotation the recipe cannot honour: a
+    // warning, as the user asked for something else.
     if (std::optional<std::string> why = checkRecipeApplicable(gemm)) {
-      gemm.op->emitRemark()
-          << "nvfp4-apply-recipe: " << *why << "; kept in bf16";
+      gemm.op->emitWarning()
+          << "nvfp4-apply-recipe: nvfp4.precision = \"nvfp4\" cannot be "
+             "honoured: "
+          << *why << "; kept in bf16";
       gemm.op->setAttr(
           ModelAnnotation::kPrecision,
           rewriter.getStringAttr(stringifyPrecision(Precision::BF16)));
@@ -450,7 +476,7 @@ LogicalResult mlir::nvfp4::applyRecipe(Operation *root,
     if (failed(rewriteGemmWithRecipe(rewriter, gemm, recipe, makeSeed)))
       return gemm.op->emitError("nvfp4-apply-recipe: failed to rewrite");
   }
-  return failure(failedSeed);
+  return failure(failedSeed || failedPrecision);
 }
 
 //===----------------------------------------------------------------------===//

@@ -134,8 +134,16 @@ struct BlockPosition {
 };
 } // namespace
 
-void mlir::nvfp4::assignPrecision(Operation *root,
-                                  const PrecisionPolicy &policy) {
+unsigned mlir::nvfp4::scaleRecipeKeep(unsigned keep, int64_t numBlocks) {
+  if (numBlocks >= kRecipeBlocks)
+    return keep;
+  return static_cast<unsigned>(std::max<int64_t>(0, numBlocks) * keep /
+                               kRecipeBlocks);
+}
+
+void mlir::nvfp4::assignPrecision(
+    Operation *root, const PrecisionPolicy &policy,
+    SmallVectorImpl<PrecisionDecision> *decisions) {
   GemmAnalysis analysis(root);
   MLIRContext *ctx = root->getContext();
   auto precisionAttr = [&](Precision precision) {
@@ -191,15 +199,33 @@ void mlir::nvfp4::assignPrecision(Operation *root,
 
   for (const GemmInfo &gemm : analysis.getGemms()) {
     Operation *op = gemm.op;
-    if (op->hasAttr(ModelAnnotation::kPrecision))
-      continue;
-    auto setPrecision = [&](Precision precision) {
-      op->setAttr(ModelAnnotation::kPrecision, precisionAttr(precision));
+    auto decide = [&](StringRef precision, const Twine &reason) {
+      if (decisions)
+        decisions->push_back({op, precision.str(), reason.str()});
     };
-    if (policy.allBF16 ||
-        (policy.forwardBF16 && gemm.role == GemmRole::Fprop) ||
-        keepsKind(gemm)) {
-      setPrecision(Precision::BF16);
+    if (auto existing =
+            op->getAttrOfType<StringAttr>(ModelAnnotation::kPrecision)) {
+      decide(existing.getValue(), "annotated nvfp4.precision = \"" +
+                                      existing.getValue() + "\"");
+      continue;
+    }
+    auto setPrecision = [&](Precision precision, const Twine &reason) {
+      op->setAttr(ModelAnnotation::kPrecision, precisionAttr(precision));
+      decide(stringifyPrecision(precision), reason);
+    };
+    if (policy.allBF16) {
+      setPrecision(Precision::BF16, "all-bf16");
+      continue;
+    }
+    if (policy.forwardBF16 && gemm.role == GemmRole::Fprop) {
+      setPrecision(Precision::BF16, "forward-bf16 (an fprop GEMM)");
+      continue;
+    }
+    if (keepsKind(gemm)) {
+      std::string reason = gemm.isAttentionBMM()
+                               ? std::string("an attention BMM (keep-kinds)")
+                               : "kind '" + gemm.kind + "' (keep-kinds)";
+      setPrecision(Precision::BF16, reason);
       continue;
     }
 
@@ -213,12 +239,23 @@ void mlir::nvfp4::assignPrecision(Operation *root,
       op->emitRemark() << "nvfp4-assign-precision: no nvfp4.layer on this "
                           "GEMM while other GEMMs of the function have one; "
                           "kept in bf16";
-      setPrecision(Precision::BF16);
+      setPrecision(Precision::BF16, "no nvfp4.layer while other GEMMs of "
+                                    "its function have one");
       continue;
     }
-    if (position->layer < int64_t(policy.keepFirst) ||
-        position->layer >= position->numBlocks - int64_t(policy.keepLast)) {
-      setPrecision(Precision::BF16);
+    unsigned keepFirst =
+        policy.keepFirst ? *policy.keepFirst
+                         : scaleRecipeKeep(kRecipeKeepFirst,
+                                           position->numBlocks);
+    unsigned keepLast =
+        policy.keepLast ? *policy.keepLast
+                        : scaleRecipeKeep(kRecipeKeepLast, position->numBlocks);
+    if (position->layer < int64_t(keepFirst) ||
+        position->layer >= position->numBlocks - int64_t(keepLast)) {
+      setPrecision(Precision::BF16,
+                   "in the first " + Twine(keepFirst) + " or last " +
+                       Twine(keepLast) + " of " + Twine(position->numBlocks) +
+                       " blocks, kept in BF16 (keep-first/keep-last)");
       continue;
     }
 
@@ -227,10 +264,10 @@ void mlir::nvfp4::assignPrecision(Operation *root,
     if (std::optional<std::string> why = checkRecipeApplicable(gemm)) {
       op->emitRemark() << "nvfp4-assign-precision: " << *why
                        << "; kept in bf16";
-      setPrecision(Precision::BF16);
+      setPrecision(Precision::BF16, *why);
       continue;
     }
-    setPrecision(Precision::NVFP4);
+    setPrecision(Precision::NVFP4, "NVFP4");
   }
 }
 
@@ -245,8 +282,12 @@ struct NVFP4AssignPrecisionPass
 
   void runOnOperation() override {
     PrecisionPolicy policy;
-    policy.keepFirst = keepFirst;
-    policy.keepLast = keepLast;
+    // Given explicitly, the values are used as they are; left unset, the
+    // recipe's defaults scale to the model's depth (scaleRecipeKeep).
+    if (keepFirst.hasValue())
+      policy.keepFirst = keepFirst;
+    if (keepLast.hasValue())
+      policy.keepLast = keepLast;
     policy.keepKinds.clear();
     for (const std::string &kind : keepKinds)
       if (kind != "none")

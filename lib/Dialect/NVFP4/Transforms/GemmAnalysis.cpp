@@ -8,6 +8,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/RegionKindInterface.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/MapVector.h"
@@ -118,11 +119,19 @@ static std::optional<AffineMap> matchCopyGeneric(linalg::GenericOp generic,
   return maps[0];
 }
 
+/// Whether `op` is in a region with SSA dominance. A graph region (the body
+/// of builtin.module, for one) may hold use-def cycles
+/// (`%t = linalg.transpose ins(%u)`, `%u = linalg.transpose ins(%t)`), so
+/// walks back through producers stop at its ops instead of looping.
+static bool inProgramOrder(Operation *op) {
+  return mayHaveSSADominance(*op->getParentRegion());
+}
+
 /// One step back through an op that only moves (or exactly converts)
 /// elements. `allowTruncation` also steps through rounding casts.
 static Value stepBack(Value value, bool allowTruncation) {
   Operation *def = value.getDefiningOp();
-  if (!def)
+  if (!def || !inProgramOrder(def))
     return nullptr;
   if (auto transpose = dyn_cast<linalg::TransposeOp>(def))
     return transpose.getInput();
@@ -166,6 +175,8 @@ BlockArgument mlir::nvfp4::getWeightArgument(Value value) {
 /// that dimension `dim` of `value` comes from, through permutations only.
 static std::optional<unsigned> traceDimension(Value value, unsigned dim) {
   while (Operation *def = value.getDefiningOp()) {
+    if (!inProgramOrder(def))
+      break;
     if (auto transpose = dyn_cast<linalg::TransposeOp>(def)) {
       dim = transpose.getPermutation()[dim];
       value = transpose.getInput();
@@ -523,13 +534,16 @@ void GemmAnalysis::resolveRoles(MutableArrayRef<GemmInfo> group) {
       info.role = GemmRole::Fprop;
       continue;
     }
+    // A copy of the op for the lambdas: C++17 (and clang 14, which builds
+    // the fuzzer) cannot capture a structured binding.
+    auto op = info.op;
     if (llvm::any_of(
-            uses, [&](unsigned j) { return flowsTo(info.op, group[j].op); })) {
+            uses, [&](unsigned j) { return flowsTo(op, group[j].op); })) {
       info.role = GemmRole::Fprop;
       continue;
     }
     if (llvm::any_of(
-            uses, [&](unsigned j) { return flowsTo(group[j].op, info.op); })) {
+            uses, [&](unsigned j) { return flowsTo(group[j].op, op); })) {
       info.role = GemmRole::Dgrad;
       continue;
     }

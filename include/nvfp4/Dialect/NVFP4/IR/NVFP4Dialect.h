@@ -40,6 +40,12 @@ struct ModelAnnotation {
   static constexpr llvm::StringLiteral kWeight = "nvfp4.weight";
 };
 
+/// Unit attribute on the `gpu.module @nvfp4_kernels` that convert-nvfp4-to-gpu
+/// creates. The lowering finds its kernel module by name; a symbol of that
+/// name without this mark is the user's, and the lowering refuses it rather
+/// than adding kernels to it (or reusing a user kernel of a generated name).
+constexpr llvm::StringLiteral kGeneratedKernelsAttrName = "nvfp4.generated";
+
 /// Elements per block along the contraction dimension (the NVFP4 block).
 constexpr int64_t kBlockSize = 16;
 

@@ -75,6 +75,9 @@ def NVFP4_AmaxOp : NVFP4_Op<"amax", [Pure]> {
     2. (C2) with `hadamard`, `input` is BF16 and its last dimension is
        static and a multiple of 16 (the RHT's operand, as for
        `nvfp4.hadamard`).
+    3. (C3) the static dimensions of `input` have at most 2^47 elements (the
+       bound of rule T6 of `!nvfp4.tensor`: no count, grid or offset derived
+       from the shape overflows 64 bits).
 
     Example:
 
@@ -137,6 +140,8 @@ def NVFP4_QuantizeOp : NVFP4_Op<"quantize", [Pure, AttrSizedOperandSegments]> {
     3. (C3) a `seed` is only accepted with stochastic rounding.
     4. (C4) with `hadamard`, `input` is BF16 and the blocks are 1x16 (the
        RHT's 16-element runs).
+    5. (C5) a constant `amax` is non-negative and not NaN (an amax is
+       `max |x|`; `+inf` is valid).
 
     Example:
 
@@ -238,6 +243,8 @@ def NVFP4_HadamardOp : NVFP4_Op<"hadamard", [Pure, SameOperandsAndResultType]> {
 
     1. (C1) the last dimension is static and a multiple of 16.
     2. (C2) `input` is a BF16 tensor and the result has its type.
+    3. (C3) the static dimensions of `input` have at most 2^47 elements (as
+       `nvfp4.amax` (C3)).
 
     Example:
 
@@ -286,6 +293,8 @@ def NVFP4_ScaledMatmulOp : NVFP4_Op<"scaled_matmul", [Pure]> {
     1. (C1) `lhs` and `rhs` have the same rank and the same batch dimensions.
     2. (C2) `lhs` and `rhs` have the same contraction (last) dimension.
     3. (C3) the result shape is [batch..., M, N].
+    4. (C4) the result has at most 2^47 elements (operands within rule T6
+       can still multiply to more: 2^43 x 16 by 2^43 x 16).
 
     Example:
 
@@ -352,6 +361,7 @@ def NVFP4_ScaledMatmulQuantizeOp
     2. (C2) `lhs` and `rhs` have the same contraction (last) dimension.
     3. (C3) the result shape is [batch..., M, N].
     4. (C4) the result has 1x16 blocks and linear scales.
+    5. (C5) a constant `amax` is non-negative and not NaN.
 
     Example:
 
@@ -406,12 +416,18 @@ def NVFP4_PackOp : NVFP4_Op<"pack", [Pure,
     Builds a block-scaled tensor from its parts, e.g. a checkpoint quantized
     elsewhere. `codes` holds one E2M1 value per element, `scales` the E4M3
     block scales in the result's layout (see `!nvfp4.tensor`), and `amax` the
-    FP32 tensor amax. Operand types are implied by the result type.
+    FP32 tensor amax. Operand types are implied by the result type. On the
+    GPU path the codes are one byte each in memory, as MLIR stores
+    `f4E2M1FN` (the code in the low nibble, zero above), and a kernel packs
+    them two per byte.
 
     Constraints:
 
     1. (C1) `codes` has the shape of the result, element type `f4E2M1FN`.
     2. (C2) `scales` has the result's scale shape, element type `f8E4M3FN`.
+    3. (C3) a constant `amax` is non-negative and not NaN.
+    4. (C4) constant `scales` are non-negative and not NaN (E4M3 bits
+       0x00-0x7E: a block scale is a magnitude).
 
     Example:
 
@@ -426,6 +442,7 @@ def NVFP4_PackOp : NVFP4_Op<"pack", [Pure,
   let assemblyFormat = [{
     $codes `,` $scales `,` $amax attr-dict `:` qualified(type($result))
   }];
+  let hasVerifier = 1;
   let hasFolder = 1;
 }
 

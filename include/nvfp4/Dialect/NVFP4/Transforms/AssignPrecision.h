@@ -17,16 +17,31 @@
 #include "mlir/Interfaces/FunctionInterfaces.h"
 #include "llvm/ADT/DenseMap.h"
 
+#include <optional>
 #include <string>
 
 namespace mlir {
 namespace nvfp4 {
 
+/// The paper's 12B recipe keeps the first 2 and the last 8 of its 62 blocks
+/// in BF16 (the pass's documented defaults of keep-first and keep-last).
+constexpr unsigned kRecipeKeepFirst = 2;
+constexpr unsigned kRecipeKeepLast = 8;
+constexpr unsigned kRecipeBlocks = 62;
+
+/// The number of blocks the recipe's default `keep` (kRecipeKeepFirst or
+/// kRecipeKeepLast) keeps in a model of `numBlocks` blocks: `keep` itself
+/// from the paper's depth on, the same fraction of the depth, rounded
+/// down, below it (a model of 8 blocks keeps 0 first and 1 last; one of a
+/// single block keeps none). docs/Rationale.md says why.
+unsigned scaleRecipeKeep(unsigned keep, int64_t numBlocks);
+
 /// Which GEMMs stay in high precision (the paper's 12B recipe by default).
 struct PrecisionPolicy {
-  /// Leading and trailing blocks kept in BF16.
-  unsigned keepFirst = 2;
-  unsigned keepLast = 8;
+  /// Leading and trailing blocks kept in BF16. Unset: the recipe's 2 and 8,
+  /// scaled to the model's depth (scaleRecipeKeep).
+  std::optional<unsigned> keepFirst;
+  std::optional<unsigned> keepLast;
   /// `nvfp4.kind` values kept in BF16; "attention-bmm" names the attention
   /// BMMs (see GemmInfo::isAttentionBMM).
   llvm::SmallVector<std::string> keepKinds = {"attention-bmm", "embedding",
@@ -48,10 +63,23 @@ struct InferredBlocks {
 };
 InferredBlocks inferBlocksFromResiduals(FunctionOpInterface function);
 
+/// Why one GEMM got its precision, for diagnostics ("nothing to compile").
+struct PrecisionDecision {
+  Operation *op = nullptr;
+  /// "nvfp4" or "bf16" (or whatever an existing annotation says).
+  std::string precision;
+  /// A short reason, equal for GEMMs kept for the same reason: "annotated",
+  /// "block 0 of 1 is among the first 2 and last 8 kept in BF16", ...
+  std::string reason;
+};
+
 /// Writes `nvfp4.precision` on every GEMM nested in `root` (and
 /// `nvfp4.layer` where blocks were inferred), emitting remarks for the
 /// assumptions it makes. Existing `nvfp4.precision` attributes are kept.
-void assignPrecision(Operation *root, const PrecisionPolicy &policy);
+/// Appends to `decisions`, when given, why each GEMM got its precision.
+void assignPrecision(Operation *root, const PrecisionPolicy &policy,
+                     llvm::SmallVectorImpl<PrecisionDecision> *decisions =
+                         nullptr);
 
 } // namespace nvfp4
 } // namespace mlir

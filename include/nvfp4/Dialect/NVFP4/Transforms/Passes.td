@@ -34,7 +34,14 @@ def NVFP4AssignPrecision : Pass<"nvfp4-assign-precision", "ModuleOp"> {
        pseudo-kind `attention-bmm` names the activation-by-activation GEMMs
        of attention (QK^T and SV): `nvfp4.kind = "attention"` (or no kind
        and batch dimensions) with no `{nvfp4.weight}` operand, not a wgrad;
-    4. the first `keep-first` and the last `keep-last` blocks stay BF16;
+    4. the first `keep-first` and the last `keep-last` blocks stay BF16.
+       The defaults, 2 and 8, are the paper's 12B recipe for its 62 blocks;
+       when an option is not given, a model shallower than 62 blocks keeps
+       the same fraction of its depth, rounded down (`floor(2 * N / 62)`
+       first and `floor(8 * N / 62)` last blocks of N: none for a single
+       block, 0 and 1 of 8, 1 and 4 of 31), so that a small model still
+       gets NVFP4 GEMMs. A value given explicitly is used as it is
+       (docs/Rationale.md, "Keeping blocks in BF16");
     5. what NVFP4 cannot represent stays BF16 with a remark, never an
        error: a contraction (K) length that is not a multiple of 16, dynamic
        or empty shapes, buffers, element types other than bf16/f16/f32;
@@ -76,9 +83,11 @@ def NVFP4AssignPrecision : Pass<"nvfp4-assign-precision", "ModuleOp"> {
   }];
   let options = [
     Option<"keepFirst", "keep-first", "unsigned", /*default=*/"2",
-           "Number of leading blocks kept in BF16">,
+           "Number of leading blocks kept in BF16 (default 2 of the paper's "
+           "62; not given: scaled down for shallower models)">,
     Option<"keepLast", "keep-last", "unsigned", /*default=*/"8",
-           "Number of trailing blocks kept in BF16">,
+           "Number of trailing blocks kept in BF16 (default 8 of the paper's "
+           "62; not given: scaled down for shallower models)">,
     ListOption<"keepKinds", "keep-kinds", "std::string",
                "nvfp4.kind values kept in BF16 ('attention-bmm' names the "
                "attention BMMs; 'none' keeps no kind)",
