@@ -56,8 +56,8 @@
 // every product pairs equal k.
 //
 // Registers: every thread gets what one CTA per SM leaves it (.maxnreg,
-// registersPerThread), which must hold a consumer's 64 x tileN FP32 accumulator (128
-// registers for tileN = 256) and its working set. The role branch must be
+// registersPerThread), which must hold a consumer's 64 x tileN FP32 accumulator
+// (128 registers for tileN = 256) and its working set. The role branch must be
 // warp-uniform to ptxas -- the warpgroup index is broadcast from lane 0
 // with a shuffle -- or it allocates both roles' code together (76 spill
 // bytes at 384 threads; with the shuffle: 158 registers, no spills).
@@ -71,7 +71,6 @@
 #include "F16Decode.h"
 #include "GemmPipeline.h"
 #include "KernelBuilder.h"
-#include "nvfp4/Target/Tcgen05Encoding.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -82,7 +81,6 @@
 using namespace mlir;
 using namespace mlir::nvfp4;
 using namespace mlir::nvfp4::kernels;
-namespace tgt = ::nvfp4::target;
 
 namespace {
 
@@ -102,7 +100,6 @@ constexpr int64_t kUnitsPerRow = kDecodedK / kUnitCodes;
 constexpr int64_t kConsumerWorkingRegisters = 40;
 
 static_assert(kDecodedRowBytes == 128, "one row is one 128-byte swizzle row");
-
 
 int64_t decodedStageBytes(const GemmPlan &plan) {
   return (plan.tileM + plan.tileN) * kDecodedRowBytes;
@@ -132,7 +129,6 @@ struct DecodeWgmmaKernel {
   GemmPipelineEmitter &e;
   OpBuilder &b;
   Location loc;
-  uint64_t descriptorBits; ///< the constant part of a wgmma descriptor
 
   const GemmPlan &plan() const { return e.plan; }
 
@@ -147,10 +143,9 @@ struct DecodeWgmmaKernel {
         e.mul(stage, e.c32(8)));
   }
   Value decodedStage(Value stage) {
-    return e.offsetPtr(
-        e.sharedPtr(plan().consumerSharedOffset() -
-                    plan().stages * plan().stageBytes),
-        e.mul(stage, e.c32(decodedStageBytes(plan()))));
+    return e.offsetPtr(e.sharedPtr(plan().consumerSharedOffset() -
+                                   plan().stages * plan().stageBytes),
+                       e.mul(stage, e.c32(decodedStageBytes(plan()))));
   }
 
   Value urem(Value x, int64_t y) {
@@ -190,9 +185,8 @@ struct DecodeWgmmaKernel {
   void initDecodedBarriers() {
     ifThen(e.eq(e.threadId(), 0), [&] {
       // Full: one arrival per decoder warp, or the route's expect_tx.
-      int64_t fullArrivals = plan().decodesSeparately()
-                                 ? 1
-                                 : plan().decoderWarpgroups * 4;
+      int64_t fullArrivals =
+          plan().decodesSeparately() ? 1 : plan().decoderWarpgroups * 4;
       for (int64_t s = 0; s < plan().decodedStages; ++s) {
         NVVM::MBarrierInitOp::create(b, loc, decodedFull(e.c32(s)),
                                      e.c32(fullArrivals), Value());
@@ -237,15 +231,14 @@ struct DecodeWgmmaKernel {
     // 32 codes: chunk 2q + half of the row's 128 bytes of this K step.
     data.codes = LLVM::LoadOp::create(
         b, loc, VectorType::get({4}, b.getI32Type()),
-        e.offsetPtr(raw, e.codesOffset(op, row,
-                                       e.c32(32 * q + 16 * unit.half))),
+        e.offsetPtr(raw,
+                    e.codesOffset(op, row, e.c32(32 * q + 16 * unit.half))),
         16);
     // Their two block scales (blocks 4q + 2 half, + 1: adjacent bytes in
     // every scale layout) -> F16x2, exact; then each replicated.
     Value scaleBytes = LLVM::LoadOp::create(
         b, loc, VectorType::get({2}, b.getI8Type()),
-        e.offsetPtr(raw,
-                    e.scaleOffset(op, row, e.c32(4 * q + 2 * unit.half))),
+        e.offsetPtr(raw, e.scaleOffset(op, row, e.c32(4 * q + 2 * unit.half))),
         2);
     std::array<Value, 2> pairs = decodeE4M3x2ToF16Pairs(b, loc, scaleBytes);
     data.scalePairs[0] = pairs[0];
@@ -270,10 +263,10 @@ struct DecodeWgmmaKernel {
         scaled.push_back(mulF16x2(b, loc, x, scale));
       Value chunk = vector::FromElementsOp::create(b, loc, v4, scaled);
       // Chunk 4 half + word of the decoded row, swizzled.
-      Value c = arith::XOrIOp::create(b, loc, swizzle,
-                                      e.c32(4 * unit.half + word));
-      Value offset = e.add(e.c32(unit.decodedOffset),
-                           e.add(rowBase, e.mul(c, e.c32(16))));
+      Value c =
+          arith::XOrIOp::create(b, loc, swizzle, e.c32(4 * unit.half + word));
+      Value offset =
+          e.add(e.c32(unit.decodedOffset), e.add(rowBase, e.mul(c, e.c32(16))));
       LLVM::StoreOp::create(b, loc, chunk, e.offsetPtr(decoded, offset), 16);
     }
   }
@@ -305,9 +298,8 @@ struct DecodeWgmmaKernel {
     Value step = loop.getInductionVar();
     // Keep the ring stages - 1 steps ahead: the stage of step + stages - 1
     // is the one every decoder released after step - 1.
-    ifThen(producer, [&] {
-      issueStep(e.add(step, e.c32(p.stages - 1)), totalSteps);
-    });
+    ifThen(producer,
+           [&] { issueStep(e.add(step, e.c32(p.stages - 1)), totalSteps); });
     Value stage = urem(step, p.stages);
     waitPhase(e.fullBarrier(stage), step, p.stages, false);
     Value raw = e.stagePtr(stage);
@@ -354,16 +346,14 @@ struct DecodeWgmmaKernel {
       e.acquireTensorMaps();
       int64_t subStepsPerTile = p.kSteps() * kSubSteps;
       int64_t bytes = decodedStageBytes(p);
-      auto loop =
-          scf::ForOp::create(b, loc, e.c32(0), totalSubSteps, e.c32(1));
+      auto loop = scf::ForOp::create(b, loc, e.c32(0), totalSubSteps, e.c32(1));
       OpBuilder::InsertionGuard guard(b);
       b.setInsertionPointToStart(loop.getBody());
       Value u = loop.getInductionVar();
       Value slot = urem(u, p.decodedStages);
       waitPhase(decodedEmpty(slot), u, p.decodedStages, true);
       Value full = decodedFull(slot);
-      NVVM::MBarrierArriveExpectTxOp::create(b, loc, Type(), full,
-                                             e.c32(bytes),
+      NVVM::MBarrierArriveExpectTxOp::create(b, loc, Type(), full, e.c32(bytes),
                                              NVVM::MemScopeKind::CTA, false,
                                              Value());
       GemmPipelineEmitter::TileCoords tile =
@@ -378,16 +368,6 @@ struct DecodeWgmmaKernel {
   }
 
   // --- consumers -------------------------------------------------------------
-
-  /// A wgmma descriptor of the tile at shared address `address` (i32).
-  Value descriptor(Value address) {
-    Value start = e.andi(e.lshr(address, 4), 0x3FFF);
-    Value wide = arith::ExtUIOp::create(b, loc, b.getI64Type(), start);
-    return arith::OrIOp::create(
-        b, loc, wide,
-        arith::ConstantIntOp::create(b, loc, b.getI64Type(),
-                                     static_cast<int64_t>(descriptorBits)));
-  }
 
   void emitConsumers(Value consumer) {
     const GemmPlan &p = plan();
@@ -414,8 +394,8 @@ struct DecodeWgmmaKernel {
     auto kMajorA = NVVM::MMALayoutAttr::get(ctx, NVVM::MMALayout::row);
     auto kMajorB = NVVM::MMALayoutAttr::get(ctx, NVVM::MMALayout::col);
 
-    auto tiles = scf::ForOp::create(b, loc, e.c32(0), e.tilesOfThisCTA(),
-                                    e.c32(1));
+    auto tiles =
+        scf::ForOp::create(b, loc, e.c32(0), e.tilesOfThisCTA(), e.c32(1));
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(tiles.getBody());
     Value tileIndex = tiles.getInductionVar();
@@ -433,12 +413,12 @@ struct DecodeWgmmaKernel {
         Value slot = urem(u, p.decodedStages);
         waitPhase(decodedFull(slot), u, p.decodedStages, false);
         NVVM::WgmmaFenceAlignedOp::create(b, loc);
-        Value stage = e.add(
-            decodedBase, e.mul(slot, e.c32(decodedStageBytes(p))));
+        Value stage =
+            e.add(decodedBase, e.mul(slot, e.c32(decodedStageBytes(p))));
         // The k16 steps start 32 bytes apart: 2 in the descriptor's start
         // address field (address / 16), which never carries out of it.
-        Value aDesc = descriptor(e.add(stage, aOffset));
-        Value bDesc = descriptor(e.add(stage, e.c32(bOffset)));
+        Value aDesc = e.swizzle128Descriptor(e.add(stage, aOffset));
+        Value bDesc = e.swizzle128Descriptor(e.add(stage, e.c32(bOffset)));
         auto step16 = [&](Value desc, int64_t i) -> Value {
           if (i == 0)
             return desc;
@@ -449,8 +429,8 @@ struct DecodeWgmmaKernel {
         };
         for (int64_t i = 0; i < kDecodedK / kMmaK; ++i)
           acc = NVVM::WgmmaMmaAsyncOp::create(
-              b, loc, accType, acc, step16(aDesc, i), step16(bDesc, i),
-              shape, f16, f16, f32, accumulate, one, one, kMajorA, kMajorB,
+              b, loc, accType, acc, step16(aDesc, i), step16(bDesc, i), shape,
+              f16, f16, f32, accumulate, one, one, kMajorA, kMajorB,
               NVVM::MMAIntOverflowAttr());
         NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
         NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 1);
@@ -463,8 +443,8 @@ struct DecodeWgmmaKernel {
         if (q > 0)
           release();
         else
-          ifThen(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne,
-                                       kStep, e.c32(0)),
+          ifThen(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, kStep,
+                                       e.c32(0)),
                  release);
       }
       scf::YieldOp::create(b, loc, acc);
@@ -506,10 +486,9 @@ struct DecodeWgmmaKernel {
       Value warp = gpu::ShuffleOp::create(b, loc, e.warpId(), 0, 32,
                                           gpu::ShuffleMode::IDX)
                        .getShuffleResult();
-      Value subSteps =
-          e.mul(e.tilesOfThisCTA(), e.c32(p.kSteps() * kSubSteps));
-      auto roles = scf::IfOp::create(b, loc, e.eq(warp, p.producerWarp()),
-                                     true);
+      Value subSteps = e.mul(e.tilesOfThisCTA(), e.c32(p.kSteps() * kSubSteps));
+      auto roles =
+          scf::IfOp::create(b, loc, e.eq(warp, p.producerWarp()), true);
       OpBuilder::InsertionGuard guard(b);
       b.setInsertionPointToStart(roles.thenBlock());
       emitLoader(subSteps);
@@ -520,8 +499,8 @@ struct DecodeWgmmaKernel {
     }
     // The warpgroup index, broadcast from lane 0 so that ptxas sees a
     // warp-uniform value (the role branch is then warp-uniform).
-    Value warpgroup = gpu::ShuffleOp::create(b, loc, e.lshr(e.threadId(), 7),
-                                             0, 32, gpu::ShuffleMode::IDX)
+    Value warpgroup = gpu::ShuffleOp::create(b, loc, e.lshr(e.threadId(), 7), 0,
+                                             32, gpu::ShuffleMode::IDX)
                           .getShuffleResult();
     Value totalSteps = e.mul(e.tilesOfThisCTA(), e.c32(p.kSteps()));
     auto roles = scf::IfOp::create(
@@ -530,8 +509,8 @@ struct DecodeWgmmaKernel {
     b.setInsertionPointToStart(roles.thenBlock());
     emitDecoders(warpgroup, totalSteps);
     b.setInsertionPointToStart(roles.elseBlock());
-    emitConsumers(arith::SubIOp::create(b, loc, warpgroup,
-                                        e.c32(p.decoderWarpgroups)));
+    emitConsumers(
+        arith::SubIOp::create(b, loc, warpgroup, e.c32(p.decoderWarpgroups)));
     // The amax of every tile's C this thread stored, once per warp.
     e.finishOutputAmax();
   }
@@ -564,8 +543,8 @@ kernels::decodeWgmmaGemmUnsupportedReason(const GemmPlan &plan,
     return "the decoder warpgroups do not divide the tile's rows evenly";
   if (16 * (plan.stages + plan.decodedStages) > plan.barrierBytes)
     return "too many stages for the barrier area";
-  if (plan.tiles() > (int64_t(1) << 31) / std::max<int64_t>(plan.kSteps(), 1) /
-                         kSubSteps)
+  if (plan.tiles() >
+      (int64_t(1) << 31) / std::max<int64_t>(plan.kSteps(), 1) / kSubSteps)
     return "too many tiles x K steps for the kernel's 32-bit step counters";
   GemmPlan withStages = plan;
   withStages.consumerSharedBytes = decodeWgmmaGemmSharedBytes(plan);
@@ -585,20 +564,12 @@ gpu::GPUFuncOp kernels::buildDecodeWgmmaGemmKernel(ModuleOp module,
                                                    const GemmPlan &plan,
                                                    TypeRange argTypes,
                                                    StringRef name) {
-  // K-major, 128-byte swizzle, 8-row groups 1024 bytes apart (LBO is not
-  // used by this mode); the start address is added per stage and k16 step.
-  tgt::SmemDescriptorConfig config;
-  config.LeadingDimByteOffset = 16;
-  config.StrideDimByteOffset = 8 * kDecodedRowBytes;
-  config.Swizzle = tgt::SmemSwizzle::Bytes128;
-  auto desc = tgt::encodeWgmmaSmemDescriptor(config);
-  uint64_t descriptorBits = desc.ok() ? desc->Value : 0;
-  gpu::GPUFuncOp kernel = getOrCreateKernel(
-      module, name, argTypes, plan.threads(),
-      [&](OpBuilder &b, Location loc, ValueRange args) {
-        GemmPipelineEmitter e(b, loc, plan, args);
-        DecodeWgmmaKernel{e, b, loc, descriptorBits}.emit();
-      });
+  gpu::GPUFuncOp kernel =
+      getOrCreateKernel(module, name, argTypes, plan.threads(),
+                        [&](OpBuilder &b, Location loc, ValueRange args) {
+                          GemmPipelineEmitter e(b, loc, plan, args);
+                          DecodeWgmmaKernel{e, b, loc}.emit();
+                        });
   // One CTA per SM: let ptxas use every register of it.
   kernel->setAttr(NVVM::NVVMDialect::getMaxnregAttrName(),
                   IntegerAttr::get(IntegerType::get(module.getContext(), 32),

@@ -37,10 +37,10 @@ std::array<Value, 4> kernels::decodeE2M1x8ToF16(OpBuilder &b, Location loc,
   Value tableHi = c32(b, loc, kF16HighBytes1);
   // The magnitudes of codes 0-3 and 4-7 as bytes H0..H3 and H4..H7.
   Value low = prmt(b, loc, tableLo, tableHi, andi(b, loc, word, 0x7777));
-  Value high = prmt(
-      b, loc, tableLo, tableHi,
-      andi(b, loc, arith::ShRUIOp::create(b, loc, word, c32(b, loc, 16)),
-           0x7777));
+  Value high =
+      prmt(b, loc, tableLo, tableHi,
+           andi(b, loc, arith::ShRUIOp::create(b, loc, word, c32(b, loc, 16)),
+                0x7777));
   std::array<Value, 4> words;
   for (int64_t i = 0; i < 4; ++i) {
     // Bytes [0, H_i, 0, H_{i+4}]: selector 0x8 is the sign-replicated byte
@@ -49,18 +49,17 @@ std::array<Value, 4> kernels::decodeE2M1x8ToF16(OpBuilder &b, Location loc,
     Value magnitude = prmt(b, loc, low, high, c32(b, loc, selector));
     // Sign bits 4i + 3 and 4i + 19 to 15 and 31 (a multiply by a power of
     // two, which ptxas may issue on the FMA pipe rather than the ALU).
-    Value signs = i == 3 ? word
-                         : arith::MulIOp::create(
-                               b, loc, word,
-                               c32(b, loc, int64_t(1) << (12 - 4 * i)));
+    Value signs =
+        i == 3 ? word
+               : arith::MulIOp::create(b, loc, word,
+                                       c32(b, loc, int64_t(1) << (12 - 4 * i)));
     words[i] = arith::OrIOp::create(b, loc, magnitude,
                                     andi(b, loc, signs, 0x80008000));
   }
   return words;
 }
 
-std::array<Value, 2> kernels::decodeE4M3x2ToF16Pairs(OpBuilder &b,
-                                                     Location loc,
+std::array<Value, 2> kernels::decodeE4M3x2ToF16Pairs(OpBuilder &b, Location loc,
                                                      Value twoBytes) {
   Value scales = NVVM::ConvertF8x2ToF16x2Op::create(
       b, loc, VectorType::get({2}, b.getF16Type()), twoBytes,
@@ -72,8 +71,8 @@ std::array<Value, 2> kernels::decodeE4M3x2ToF16Pairs(OpBuilder &b,
 
 Value kernels::mulF16x2(OpBuilder &b, Location loc, Value x, Value y) {
   auto type = VectorType::get({2}, b.getF16Type());
-  Value product = arith::MulFOp::create(
-      b, loc, LLVM::BitcastOp::create(b, loc, type, x),
-      LLVM::BitcastOp::create(b, loc, type, y));
+  Value product =
+      arith::MulFOp::create(b, loc, LLVM::BitcastOp::create(b, loc, type, x),
+                            LLVM::BitcastOp::create(b, loc, type, y));
   return LLVM::BitcastOp::create(b, loc, b.getI32Type(), product);
 }

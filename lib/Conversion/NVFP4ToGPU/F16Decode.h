@@ -1,4 +1,5 @@
-//===- F16Decode.h - E2M1 codes x E4M3 scales to exact F16 -------*- C++ -*-===//
+//===- F16Decode.h - E2M1 codes x E4M3 scales to exact F16 -------*- C++
+//-*-===//
 //
 // Part of the nvfp4 project.
 //
@@ -35,8 +36,7 @@ namespace kernels {
 /// one prmt per word to place them (low bytes zero), and one shift and one
 /// lop3 per word for the signs, which the pairing (i, i + 4) puts at the
 /// halves' sign bits with a single shift, 12 - 4i.
-std::array<Value, 4> decodeE2M1x8ToF16(OpBuilder &b, Location loc,
-                                       Value word);
+std::array<Value, 4> decodeE2M1x8ToF16(OpBuilder &b, Location loc, Value word);
 
 /// Two E4M3 scale bytes (vector<2xi8>, element 0 first) -> their exact F16
 /// values as the words {s0, s0} and {s1, s1} (cvt.rn.f16x2.e4m3x2, sm_89+).

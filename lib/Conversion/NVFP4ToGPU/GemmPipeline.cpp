@@ -7,6 +7,7 @@
 #include "GemmPipeline.h"
 #include "KernelBuilder.h"
 #include "KernelUtils.h"
+#include "nvfp4/Target/Tcgen05Encoding.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -734,6 +735,23 @@ Value GemmPipelineEmitter::scaleOffset(const GemmOperand &op, Value tileRow,
     offset = add(mul(row, c32(kScaleBytesPerRow)), block);
   }
   return add(c32(op.scalesOffset), offset);
+}
+
+Value GemmPipelineEmitter::swizzle128Descriptor(Value address) {
+  // LBO is not used by the swizzled K-major mode; the start address (in 16
+  // bytes) is the only variable field.
+  ::nvfp4::target::SmemDescriptorConfig config;
+  config.LeadingDimByteOffset = 16;
+  config.StrideDimByteOffset = 8 * 128;
+  config.Swizzle = ::nvfp4::target::SmemSwizzle::Bytes128;
+  auto constant = ::nvfp4::target::encodeWgmmaSmemDescriptor(config);
+  Value start = andi(lshr(address, 4), 0x3FFF);
+  Value wide = arith::ExtUIOp::create(b, loc, b.getI64Type(), start);
+  return arith::OrIOp::create(
+      b, loc, wide,
+      arith::ConstantIntOp::create(
+          b, loc, b.getI64Type(),
+          static_cast<int64_t>(constant.ok() ? constant->Value : 0)));
 }
 
 Value GemmPipelineEmitter::epilogueScale() {

@@ -375,6 +375,11 @@ public:
   /// the operand's tile) and block `block` (0..15) of the current K step,
   /// relative to the stage base.
   Value scaleOffset(const GemmOperand &op, Value tileRow, Value block);
+  /// The wgmma shared-memory matrix descriptor of a K-major tile with the
+  /// 128-byte swizzle (128-byte rows, 8-row groups 1024 bytes apart, as the
+  /// TMA and the sm_90a decoders write them) at shared address `address`
+  /// (i32, 1024-byte aligned pattern); a k16 step of 2-byte elements is +2.
+  Value swizzle128Descriptor(Value address);
   /// alpha * amaxA * amaxB / (36 * 448^2), the factor the epilogue applies.
   Value epilogueScale();
   /// Stores `value` (f32, before scaling by `scale`) at C[row, col] of this

@@ -1,4 +1,5 @@
-//===- WgmmaMatmul.cpp - NVFP4 GEMM on Hopper with wgmma -------------------===//
+//===- WgmmaMatmul.cpp - NVFP4 GEMM on Hopper with wgmma
+//-------------------===//
 //
 // Part of the nvfp4 project.
 //
@@ -47,7 +48,6 @@
 
 #include "GemmPipeline.h"
 #include "KernelBuilder.h"
-#include "nvfp4/Target/Tcgen05Encoding.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -57,7 +57,6 @@
 using namespace mlir;
 using namespace mlir::nvfp4;
 using namespace mlir::nvfp4::kernels;
-namespace tgt = ::nvfp4::target;
 
 namespace {
 
@@ -65,7 +64,7 @@ constexpr int64_t kWarpgroups = 2;
 constexpr int64_t kWarpgroupRows = 64; ///< wgmma M
 constexpr int64_t kSubK = 64;          ///< K elements per sub-step
 constexpr int64_t kSubSteps = kGemmTileK / kSubK;
-constexpr int64_t kMmaK = 16;          ///< wgmma K for BF16
+constexpr int64_t kMmaK = 16;             ///< wgmma K for BF16
 constexpr int64_t kBRowBytes = kSubK * 2; ///< one B row of BF16 per sub-step
 constexpr int64_t kBBuffers = 3;
 constexpr int64_t kAccumulators = 64; ///< 64 x 128 FP32 over 128 threads
@@ -86,7 +85,6 @@ struct WgmmaConsumer {
   GemmPipelineEmitter &e;
   OpBuilder &b;
   Location loc;
-  uint64_t descriptorBits; ///< B's descriptor without the start address
 
   Value prmt(Value lo, Value hi, Value selector) {
     return NVVM::PermuteOp::create(b, loc, b.getI32Type(), lo, hi, selector,
@@ -126,9 +124,9 @@ struct WgmmaConsumer {
 
   Value mulBF16x2(Value x, Value y) {
     auto type = VectorType::get({2}, b.getBF16Type());
-    Value product = arith::MulFOp::create(
-        b, loc, LLVM::BitcastOp::create(b, loc, type, x),
-        LLVM::BitcastOp::create(b, loc, type, y));
+    Value product =
+        arith::MulFOp::create(b, loc, LLVM::BitcastOp::create(b, loc, type, x),
+                              LLVM::BitcastOp::create(b, loc, type, y));
     return LLVM::BitcastOp::create(b, loc, b.getI32Type(), product);
   }
 
@@ -137,16 +135,16 @@ struct WgmmaConsumer {
     Value words[2];
     Value scale;
   };
-  RowData loadRow(Value stage, const GemmOperand &op, Value tileRow,
-                  int64_t q, Value t) {
+  RowData loadRow(Value stage, const GemmOperand &op, Value tileRow, int64_t q,
+                  Value t) {
     RowData row;
     Value block = e.add(t, e.c32(4 * q));
     Value scalePtr = e.offsetPtr(stage, e.scaleOffset(op, tileRow, block));
     Value byte = LLVM::LoadOp::create(b, loc, b.getI8Type(), scalePtr, 1);
     row.scale =
         decodeScale(arith::ExtUIOp::create(b, loc, b.getI32Type(), byte));
-    Value offset = e.codesOffset(op, tileRow,
-                                 e.add(e.c32(32 * q), e.mul(t, e.c32(8))));
+    Value offset =
+        e.codesOffset(op, tileRow, e.add(e.c32(32 * q), e.mul(t, e.c32(8))));
     auto type = VectorType::get({2}, b.getI32Type());
     Value words =
         LLVM::LoadOp::create(b, loc, type, e.offsetPtr(stage, offset), 8);
@@ -186,30 +184,18 @@ struct WgmmaConsumer {
     operands.push_back(e.c32(1)); // scale-d: D = A x B + D
     operands.append(acc.begin(), acc.end());
     SmallVector<Type> fields(kAccumulators, b.getF32Type());
-    auto resultType =
-        LLVM::LLVMStructType::getLiteral(b.getContext(), fields);
+    auto resultType = LLVM::LLVMStructType::getLiteral(b.getContext(), fields);
     auto asmOp = LLVM::InlineAsmOp::create(
         b, loc, resultType, operands, text, constraints,
         /*has_side_effects=*/true, /*is_align_stack=*/false,
         LLVM::tailcallkind::TailCallKind::None,
-        LLVM::AsmDialectAttr::get(b.getContext(),
-                                  LLVM::AsmDialect::AD_ATT),
+        LLVM::AsmDialectAttr::get(b.getContext(), LLVM::AsmDialect::AD_ATT),
         ArrayAttr());
     SmallVector<Value> out;
     for (int64_t i = 0; i < kAccumulators; ++i)
       out.push_back(
           LLVM::ExtractValueOp::create(b, loc, asmOp.getResult(0), i));
     return out;
-  }
-
-  /// B's descriptor for the shared address `address` (i32).
-  Value descriptor(Value address) {
-    Value start = e.andi(e.lshr(address, 4), 0x3FFF);
-    Value wide = arith::ExtUIOp::create(b, loc, b.getI64Type(), start);
-    return arith::OrIOp::create(
-        b, loc, wide,
-        arith::ConstantIntOp::create(b, loc, b.getI64Type(),
-                                     static_cast<int64_t>(descriptorBits)));
   }
 
   void emit() {
@@ -225,9 +211,8 @@ struct WgmmaConsumer {
     int64_t bPasses = plan.tileN / (plan.consumerWarps * 8);
     SmallVector<Value> rowsB;
     for (int64_t p = 0; p < bPasses; ++p)
-      rowsB.push_back(e.add(e.mul(e.add(warp, e.c32(p * plan.consumerWarps)),
-                                  e.c32(8)),
-                            group));
+      rowsB.push_back(e.add(
+          e.mul(e.add(warp, e.c32(p * plan.consumerWarps)), e.c32(8)), group));
 
     Value buffers = e.sharedPtr(plan.consumerSharedOffset() -
                                 plan.stages * plan.stageBytes);
@@ -239,16 +224,16 @@ struct WgmmaConsumer {
     SmallVector<Value> zeros(
         kAccumulators,
         arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0.0f)));
-    auto kLoop = scf::ForOp::create(b, loc, e.c32(0), e.c32(plan.kStepsPerCTA()),
-                                    e.c32(1), zeros);
+    auto kLoop = scf::ForOp::create(
+        b, loc, e.c32(0), e.c32(plan.kStepsPerCTA()), e.c32(1), zeros);
     {
       OpBuilder::InsertionGuard guard(b);
       b.setInsertionPointToStart(kLoop.getBody());
       Value kStep = kLoop.getInductionVar();
       SmallVector<Value> acc(kLoop.getRegionIterArgs());
       e.waitFull(kStep);
-      Value stage = e.stagePtr(
-          arith::RemUIOp::create(b, loc, kStep, e.c32(plan.stages)));
+      Value stage =
+          e.stagePtr(arith::RemUIOp::create(b, loc, kStep, e.c32(plan.stages)));
       for (int64_t q = 0; q < kSubSteps; ++q) {
         // Sub-step s = 4 kStep + q decodes B into buffer s % 3.
         Value s = e.add(e.mul(kStep, e.c32(kSubSteps)), e.c32(q));
@@ -261,14 +246,13 @@ struct WgmmaConsumer {
           // Row r's 128 bytes, chunk c stored as chunk c ^ (r % 8); the
           // two registers of k16 step i go to bytes 32i + 4t and
           // 32i + 16 + 4t (chunks 2i and 2i + 1).
-          Value rowBase =
-              e.offsetPtr(buffer, e.add(e.mul(row, e.c32(kBRowBytes)),
-                                        e.mul(t, e.c32(4))));
+          Value rowBase = e.offsetPtr(
+              buffer, e.add(e.mul(row, e.c32(kBRowBytes)), e.mul(t, e.c32(4))));
           for (int64_t i = 0; i < kSubK / kMmaK; ++i) {
             auto [lo, hi] = fragment(data, i);
             for (int64_t h = 0; h < 2; ++h) {
-              Value chunk = arith::XOrIOp::create(b, loc, group,
-                                                  e.c32(2 * i + h));
+              Value chunk =
+                  arith::XOrIOp::create(b, loc, group, e.c32(2 * i + h));
               LLVM::StoreOp::create(
                   b, loc, h ? hi : lo,
                   e.offsetPtr(rowBase, e.mul(chunk, e.c32(16))), 4);
@@ -296,7 +280,8 @@ struct WgmmaConsumer {
         Value bufferAddress = e.add(buffersAddress, bufferOffset);
         for (int64_t i = 0; i < kSubK / kMmaK; ++i)
           acc = wgmma(acc, fragmentsA[i],
-                      descriptor(e.add(bufferAddress, e.c32(i * kMmaK * 2))));
+                      e.swizzle128Descriptor(
+                          e.add(bufferAddress, e.c32(i * kMmaK * 2))));
         NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
         NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 1);
       }
@@ -320,8 +305,8 @@ struct WgmmaConsumer {
       return;
     }
     for (int64_t j = 0; j < plan.tileN / 8; ++j)
-      e.storeMmaFragment(row0, e.c32(8 * j),
-                         kLoop.getResults().slice(4 * j, 4), scale);
+      e.storeMmaFragment(row0, e.c32(8 * j), kLoop.getResults().slice(4 * j, 4),
+                         scale);
     e.finishOutputAmax();
   }
 };
@@ -357,20 +342,12 @@ gpu::GPUFuncOp kernels::buildWgmmaGemmKernel(ModuleOp module,
                                              StringRef name) {
   assert(wgmmaGemmUnsupportedReason(plan, INT64_MAX).empty() &&
          plan.consumerSharedBytes == wgmmaGemmSharedBytes(plan));
-  // B: K-major, 128-byte swizzle, 8-row groups 1024 bytes apart (LBO is
-  // not used by this mode); the start address is added per buffer and k16
-  // step.
-  tgt::SmemDescriptorConfig config;
-  config.LeadingDimByteOffset = 16;
-  config.StrideDimByteOffset = 8 * kBRowBytes;
-  config.Swizzle = tgt::SmemSwizzle::Bytes128;
-  auto desc = tgt::encodeWgmmaSmemDescriptor(config);
-  assert(desc.ok() && "constant wgmma descriptor");
-  uint64_t descriptorBits = desc->Value;
-  // Registers: 9 warps leave 168 per lane; the loop keeps 64 accumulators,
-  // one sub-step's 16 A registers and the decode temporaries live.
-  return buildProducerConsumerKernel(
-      module, plan, argTypes, name, [&](GemmPipelineEmitter &e) {
-        WgmmaConsumer{e, e.b, e.loc, descriptorBits}.emit();
-      });
+  // B's descriptors: GemmPipelineEmitter::swizzle128Descriptor, the start
+  // address added per buffer and k16 step. Registers: 9 warps leave 168 per
+  // lane; the loop keeps 64 accumulators, one sub-step's 16 A registers and the
+  // decode temporaries live.
+  return buildProducerConsumerKernel(module, plan, argTypes, name,
+                                     [&](GemmPipelineEmitter &e) {
+                                       WgmmaConsumer{e, e.b, e.loc}.emit();
+                                     });
 }
