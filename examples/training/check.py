@@ -460,7 +460,7 @@ def gradients(model, batch, device):
     grads = {name: p.grad.detach().double().reshape(-1).clone()
              for name, p in model.named_parameters() if p.grad is not None}
     model.zero_grad(set_to_none=True)
-    return grads, float(loss)
+    return grads, float(loss.detach())
 
 
 def cosine(a, b):
