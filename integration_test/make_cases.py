@@ -190,16 +190,20 @@ def dual_quantize_case(out, args, name, shape, rounding="rn",
                        col_rounding="rn", seed=0, col_seed=0, rht=True,
                        amax=None, col_amax=None, dtype="bf16", swizzled=False,
                        col_swizzled=False, edge=False, cancel=False,
-                       data_seed=23, constant_amax=False):
+                       data_seed=23, constant_amax=False, shared_amax=False):
     """nvfp4.dual_quantize of a tensor [batch..., M, K]: the rowwise
     quantization (blocks along K) and the columnwise one (the transpose,
     blocks along M, after the RHT with `rht`) from one kernel; both must
     equal the library's quantizations of x and of x^T (transposed here).
     Amaxes computed (one pass for both), given as function arguments
-    (kernel parameters) or, with `constant_amax`, as constants."""
+    (kernel parameters), with `constant_amax` as constants, or with
+    `shared_amax` one nvfp4.amax of x for both parts (the kernel copies it
+    into the columnwise result's own buffer)."""
     bits = (make_cancelling_input(shape, data_seed) if cancel
             else make_input(shape, data_seed, edge))
     device_x, x = as_input_type(bits, dtype)
+    if shared_amax:
+        amax = col_amax = np.float32(nvfp4.quantize(x).amax)
     row = nvfp4.quantize(x, rounding=rounding, seed=seed, amax=amax)
     xt = np.ascontiguousarray(np.swapaxes(x, -1, -2))
     if rht:
@@ -216,7 +220,9 @@ def dual_quantize_case(out, args, name, shape, rounding="rn",
         nonlocal constants
         text = ""
         if given is not None:
-            if constant_amax:
+            if shared_amax:
+                text += " amax(%m)"
+            elif constant_amax:
                 constants += (f"  %{value}c = arith.constant "
                               f"{float(given)!r} : f32\n")
                 text += f" amax(%{value}c)"
@@ -228,6 +234,8 @@ def dual_quantize_case(out, args, name, shape, rounding="rn",
             text += f" rounding<stochastic> seed(%{seed_name})"
         return text
 
+    if shared_amax:
+        constants += f"  %m = nvfp4.amax %x : tensor<{dims}x{dtype}>\n"
     row_part = part("rowwise", amax, "a", rounding == "sr", "s0")
     col_part = part("columnwise", col_amax, "b", col_rounding == "sr", "s1")
     mlir = (f"func.func @main(%x: tensor<{dims}x{dtype}>, %s0: i64, %s1: i64, "
@@ -771,6 +779,9 @@ def main():
     dual_quantize_case(out, args, "dual_quantize_amax_constant_64x128",
                        (64, 128), amax=np.float32(2000.0),
                        col_amax=np.float32(900.0), constant_amax=True)
+    dual_quantize_case(out, args, "dual_quantize_shared_amax_op_96x160",
+                       (96, 160), shared_amax=True, col_rounding="sr",
+                       col_seed=29)
     dual_quantize_case(out, args, "dual_quantize_no_rht_f32_edge_64x160",
                        (64, 160), rht=False, dtype="f32", edge=True,
                        col_rounding="sr", col_seed=19)

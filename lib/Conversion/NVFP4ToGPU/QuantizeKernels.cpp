@@ -877,13 +877,15 @@ gpu::GPUFuncOp buildHadamardAmaxKernel(ModuleOp module, MemRefType input,
 
 /// The argument layout of a quantize kernel: input, amax (device buffer of
 /// FP32 bits, or an f32 argument that the kernel copies to `amaxOut`),
-/// packed codes, scales, the transposed copy's codes and scales (16x16
-/// only), and the seed of stochastic rounding. -1: absent.
+/// packed codes, scales, the transposed copy's codes, scales and amax
+/// buffer (16x16 only; the kernel copies the amax there: each result of a
+/// host function has a buffer of its own), and the seed of stochastic
+/// rounding. -1: absent.
 struct QuantizeSignature {
   SmallVector<Type> types;
   int64_t input = 0, amax = 1, codes = 2, scales = 3;
-  int64_t transposedCodes = -1, transposedScales = -1, amaxOut = -1,
-          seed = -1;
+  int64_t transposedCodes = -1, transposedScales = -1, transposedAmax = -1,
+          amaxOut = -1, seed = -1;
 };
 
 QuantizeSignature quantizeSignature(BlockScaledTensorType type,
@@ -905,6 +907,7 @@ QuantizeSignature quantizeSignature(BlockScaledTensorType type,
   if (transposedCopy) {
     sig.transposedCodes = add(MemRefType::get({count / 2}, i8));
     sig.transposedScales = add(MemRefType::get({count / 256}, i8));
+    sig.transposedAmax = add(amaxBuffer);
   }
   if (amaxArgument)
     sig.amaxOut = add(amaxBuffer);
@@ -921,27 +924,28 @@ std::string quantizeNameSuffix(bool stochastic, BlockScaledTensorType type,
          (amaxArgument ? "_amaxarg" : "");
 }
 
-/// The prologue every quantize kernel shares: the tensor amax `amax`
-/// (FP32 bits in a device buffer, or an f32 argument that one thread
-/// copies to `amaxOut`), its tensor scale, and the encode table in shared
-/// memory.
+/// The prologue every quantize kernel shares: the tensor amax `amax` (an
+/// f32 argument, or FP32 bits in a device buffer), copied by one thread to
+/// each of `amaxOuts` (the result amax buffers the kernel fills), its
+/// tensor scale, and the encode table in shared memory.
 ScalarBuilder::TensorScale quantizePrologue(OpBuilder &b, Location loc,
-                                            Value amax, Value amaxOut,
+                                            Value amax,
+                                            ArrayRef<Value> amaxOuts,
                                             Value table) {
   ScalarBuilder s(b, loc);
   IndexMath m{b, loc};
-  if (amaxOut) {
+  if (isa<MemRefType>(amax.getType()))
+    amax = loadAmax(b, loc, amax);
+  if (!amaxOuts.empty()) {
     Value first = arith::AndIOp::create(
         b, loc, m.eq(gpu::BlockIdOp::create(b, loc, gpu::Dimension::x), 0),
         m.eq(gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x), 0));
     auto ifFirst = scf::IfOp::create(b, loc, first, false);
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(ifFirst.thenBlock());
-    memref::StoreOp::create(
-        b, loc, arith::BitcastOp::create(b, loc, b.getI32Type(), amax),
-        amaxOut, ValueRange{m.c(0)});
-  } else {
-    amax = loadAmax(b, loc, amax);
+    Value bits = arith::BitcastOp::create(b, loc, b.getI32Type(), amax);
+    for (Value out : amaxOuts)
+      memref::StoreOp::create(b, loc, bits, out, ValueRange{m.c(0)});
   }
   ScalarBuilder::TensorScale scale = s.tensorScale(amax);
   fillEncodeTable(b, loc, table, scale);
@@ -953,9 +957,11 @@ ScalarBuilder::TensorScale quantizePrologue(OpBuilder &b, Location loc,
                                             ValueRange args,
                                             const QuantizeSignature &sig,
                                             Value table) {
-  return quantizePrologue(b, loc, args[sig.amax],
-                          sig.amaxOut >= 0 ? args[sig.amaxOut] : Value(),
-                          table);
+  SmallVector<Value> outs;
+  for (int64_t index : {sig.amaxOut, sig.transposedAmax})
+    if (index >= 0)
+      outs.push_back(args[index]);
+  return quantizePrologue(b, loc, args[sig.amax], outs, table);
 }
 
 /// The Philox words of the run starting at element 16 * `run` (an index)
@@ -1503,14 +1509,20 @@ struct DualQuantizeSpec {
   Type elementType;
   BlockScaledTensorType rowType, columnType;
   bool rowStochastic = false, columnStochastic = false;
+  /// Each part's amax is an f32 argument (else a device buffer); the
+  /// kernel copies it to the part's own amax buffer when it is an argument,
+  /// and the columnwise one with `columnAmaxCopy` (both parts given the
+  /// amax one kernel computed: the results need buffers of their own).
   bool rowAmaxArgument = false, columnAmaxArgument = false;
+  bool columnAmaxCopy = false;
   std::optional<uint32_t> rhtMask;
 };
 
 /// The arguments of the dual quantize kernel: input, the two amaxes (device
-/// buffers of FP32 bits, or f32 arguments the kernel copies to the
-/// `*AmaxOut` buffers), rowwise codes and scales, columnwise codes and
-/// scales, the two seeds of stochastic rounding. -1: absent.
+/// buffers of FP32 bits, or f32 arguments), rowwise codes and scales,
+/// columnwise codes and scales, the result amax buffers the kernel fills
+/// (`*AmaxOut`: for an argument, or a copy), the two seeds of stochastic
+/// rounding. -1: absent.
 struct DualQuantizeSignature {
   SmallVector<Type> types;
   int64_t input = 0, rowAmax = 1, columnAmax = 2, rowCodes = 3,
@@ -1544,7 +1556,7 @@ DualQuantizeSignature dualQuantizeSignature(const DualQuantizeSpec &spec) {
   };
   if (spec.rowAmaxArgument)
     sig.rowAmaxOut = add(amaxBuffer);
-  if (spec.columnAmaxArgument)
+  if (spec.columnAmaxArgument || spec.columnAmaxCopy)
     sig.columnAmaxOut = add(amaxBuffer);
   if (spec.rowStochastic)
     sig.rowSeed = add(IntegerType::get(ctx, 64));
@@ -1666,9 +1678,11 @@ gpu::GPUFuncOp buildDualQuantizeKernel(ModuleOp module,
       typeName(spec.elementType) + "_row" +
       quantizeNameSuffix(spec.rowStochastic, spec.rowType,
                          spec.rowAmaxArgument) +
-      "_col" + (spec.rhtMask ? "_rht" : "") +
+      "_col" +
+      (spec.rhtMask ? "_rht" : "") +
       quantizeNameSuffix(spec.columnStochastic, spec.columnType,
                          spec.columnAmaxArgument) +
+      (spec.columnAmaxCopy ? "_amaxcopy" : "") +
       (spec.rhtMask ? "_mask" + std::to_string(*spec.rhtMask) : "");
   KernelOptions options;
   options.workgroupBuffers = {encodeTableType(ctx), encodeTableType(ctx)};
@@ -1680,11 +1694,15 @@ gpu::GPUFuncOp buildDualQuantizeKernel(ModuleOp module,
         auto optionalArg = [&](int64_t index) {
           return index >= 0 ? args[index] : Value();
         };
+        auto outs = [&](int64_t index) {
+          return index >= 0 ? SmallVector<Value>{args[index]}
+                            : SmallVector<Value>();
+        };
         ScalarBuilder::TensorScale rowScale = quantizePrologue(
-            b, loc, args[sig.rowAmax], optionalArg(sig.rowAmaxOut), rowTable);
-        ScalarBuilder::TensorScale columnScale =
-            quantizePrologue(b, loc, args[sig.columnAmax],
-                             optionalArg(sig.columnAmaxOut), columnTable);
+            b, loc, args[sig.rowAmax], outs(sig.rowAmaxOut), rowTable);
+        ScalarBuilder::TensorScale columnScale = quantizePrologue(
+            b, loc, args[sig.columnAmax], outs(sig.columnAmaxOut),
+            columnTable);
         Value rowSeed = optionalArg(sig.rowSeed);
         Value columnSeed = optionalArg(sig.columnSeed);
         Value rowWords = codesAsWords(b, loc, args[sig.rowCodes]);
@@ -2005,7 +2023,7 @@ struct AmaxToGPU : OpConversionPattern<AmaxOp> {
 /// the codes and scales of its transposed copy when one was asked for.
 struct QuantizedBuffers {
   Value codes, scales, amax;
-  Value transposedCodes, transposedScales;
+  Value transposedCodes, transposedScales, transposedAmax;
 };
 
 /// How a quantization gets its tensor amax.
@@ -2118,8 +2136,11 @@ quantizeToBuffers(ConversionPatternRewriter &rewriter, Location loc,
         rewriter, loc, cast<MemRefType>(transposedParts[0]), false);
     result.transposedScales = allocDevice(
         rewriter, loc, cast<MemRefType>(transposedParts[1]), false);
+    result.transposedAmax = allocDevice(
+        rewriter, loc, cast<MemRefType>(transposedParts[2]), false);
     args.push_back(flatten(rewriter, loc, result.transposedCodes));
     args.push_back(flatten(rewriter, loc, result.transposedScales));
+    args.push_back(result.transposedAmax);
   }
   if (amax.argument)
     args.push_back(amax.buffer);
@@ -2175,7 +2196,8 @@ struct QuantizeToGPU : OpConversionPattern<QuantizeOp> {
     for (TransposeOp transpose : transposes)
       rewriter.replaceOpWithMultiple(
           transpose,
-          {{parts->transposedCodes, parts->transposedScales, parts->amax}});
+          {{parts->transposedCodes, parts->transposedScales,
+            parts->transposedAmax}});
     rewriter.replaceOpWithMultiple(
         op, {{parts->codes, parts->scales, parts->amax}});
     return success();
@@ -2246,8 +2268,16 @@ struct DualQuantizeToGPU : OpConversionPattern<DualQuantizeOp> {
     KernelAmax row = kernelAmaxOf(rewriter, loc, rowGiven, rowComputed);
     KernelAmax column =
         kernelAmaxOf(rewriter, loc, columnGiven, columnComputed);
+    // One amax buffer for both parts (an amax a kernel computed, given to
+    // both): the kernel copies it, so that each result has its own buffer.
+    bool columnCopy = !row.argument && !column.argument &&
+                      row.buffer == column.buffer;
+    if (columnCopy)
+      column.buffer = allocDevice(
+          rewriter, loc, MemRefType::get({1}, rewriter.getI32Type()), false);
     spec.rowAmaxArgument = row.argument;
     spec.columnAmaxArgument = column.argument;
+    spec.columnAmaxCopy = columnCopy;
 
     FailureOr<std::pair<Value, Value>> rowParts =
         allocateQuantizedParts(rewriter, loc, *getTypeConverter(), spec.rowType);
@@ -2265,7 +2295,7 @@ struct DualQuantizeToGPU : OpConversionPattern<DualQuantizeOp> {
         flatten(rewriter, loc, columnParts->second)};
     if (row.argument)
       args.push_back(row.buffer);
-    if (column.argument)
+    if (column.argument || columnCopy)
       args.push_back(column.buffer);
     if (spec.rowStochastic)
       args.push_back(adaptor.getSeed().front());

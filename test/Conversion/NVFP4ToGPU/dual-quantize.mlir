@@ -64,6 +64,22 @@ func.func @one_amax_given(%x: tensor<96x160xbf16>, %a: f32) -> (!r, !c, !r, !c) 
   return %r0, %c0, %r1, %c1 : !r, !c, !r, !c
 }
 
+// One computed amax given to both parts (share-amax's nvfp4.amax): the
+// kernel copies it into the columnwise result's own amax buffer.
+// CHECK-LABEL: func.func @shared_amax
+// CHECK: gpu.launch_func @nvfp4_kernels::@nvfp4_amax_15360xbf16
+// CHECK-SAME: %[[A:[a-z0-9_]+]] : memref<1xi32>)
+// CHECK: %[[CA:.*]] = gpu.alloc () : memref<1xi32>
+// CHECK: gpu.launch_func @nvfp4_kernels::@nvfp4_dual_quantize_96x160xbf16_row_rn_col_rn_amaxcopy
+// CHECK-SAME: args(%{{.*}} : memref<15360xbf16>, %[[A]] : memref<1xi32>, %[[A]] : memref<1xi32>, {{.*}}, %[[CA]] : memref<1xi32>)
+// CHECK: return %{{.*}}, %{{.*}}, %[[A]], %{{.*}}, %{{.*}}, %[[CA]] :
+func.func @shared_amax(%x: tensor<96x160xbf16>) -> (!r, !c) {
+  %a = nvfp4.amax %x : tensor<96x160xbf16>
+  %r, %c = nvfp4.dual_quantize %x amax(%a) columnwise amax(%a)
+      : tensor<96x160xbf16> -> !r, !c
+  return %r, %c : !r, !c
+}
+
 // An odd number of tile rows and columns (48 x 80: 3 x 5 tiles), batched,
 // f32 with swizzled rowwise scales: both amaxes are max |x| (one pass), and
 // the stores split into 8-byte runs and single scale bytes (the pairs are
