@@ -7,6 +7,10 @@
 # step: no amax pass); 16x16 weight quantization with its transposed copy
 # (fprop W and dgrad W^T from one kernel), 8192x8192 with the amax given
 # and included, and 4096x4096 (the training step's weight) included; the
+# dual quantization of a training step's X (RN rowwise + RHT + RN along the
+# tokens, one read) and dY (SR + RHT + SR), amax given and included, dY also
+# at the training step's 2048x4096, and the two separate quantizations it
+# replaces (dY and a dY^T given as a second tensor: two reads); the
 # 8192^3 block-scaled GEMM, alone, with its output
 # amax (the epilogue reduction), and followed by the 1x16 quantization of its
 # output -- fused (nvfp4-fuse-quantization's fuse-output-amax: the GEMM's
@@ -21,7 +25,7 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 OUT=${BENCH_OUT:-$ROOT/bench/build}
 BUILD=${BUILD_DIR:-$ROOT/build}
-PROGRAMS=${BENCH_PROGRAMS:-quantize quantize_amax_given wgrad_operand wgrad_operand_amax_given weight_copies weight_copies_amax_given weight_copies_4096 gemm gemm_output_amax gemm_quantize gemm_quantize_unfused gemm_quantize_static gemm_quantize_static_unfused gemm_k256_quantize_fused gemm_k256_quantize_unfused}
+PROGRAMS=${BENCH_PROGRAMS:-quantize quantize_amax_given wgrad_operand wgrad_operand_amax_given weight_copies weight_copies_amax_given weight_copies_4096 dual_x dual_x_amax_given dual_dy dual_dy_amax_given dual_dy_2048x4096 dual_dy_separate_amax_given gemm gemm_output_amax gemm_quantize gemm_quantize_unfused gemm_quantize_static gemm_quantize_static_unfused gemm_k256_quantize_fused gemm_k256_quantize_unfused}
 mkdir -p "$OUT"
 [[ -n ${BUILD_DIR:-} ]] || bash "$ROOT/scripts/setup.sh"
 N=8192
@@ -73,6 +77,48 @@ func.func @weight_copies_4096(%w: tensor<4096x4096xbf16>) -> ($WT4, $WT4) {
   %q = nvfp4.quantize %w : tensor<4096x4096xbf16> -> $WT4
   %t = nvfp4.transpose %q : $WT4 -> $WT4
   return %q, %t : $WT4, $WT4
+}
+MLIR
+# The dual quantizations (nvfp4.dual_quantize): rowwise and, transposed,
+# columnwise with the RHT, from one read; N x N, so both results have the
+# type $ACT.
+cat > "$OUT/dual_x.mlir" <<MLIR
+func.func @dual_x(%x: tensor<${N}x${N}xbf16>) -> ($ACT, $ACT) {
+  %r, %c = nvfp4.dual_quantize %x columnwise hadamard(55272) : tensor<${N}x${N}xbf16> -> $ACT, $ACT
+  return %r, %c : $ACT, $ACT
+}
+MLIR
+cat > "$OUT/dual_x_amax_given.mlir" <<MLIR
+func.func @dual_x_amax_given(%x: tensor<${N}x${N}xbf16>, %a: f32, %b: f32) -> ($ACT, $ACT) {
+  %r, %c = nvfp4.dual_quantize %x amax(%a) columnwise amax(%b) hadamard(55272) : tensor<${N}x${N}xbf16> -> $ACT, $ACT
+  return %r, %c : $ACT, $ACT
+}
+MLIR
+cat > "$OUT/dual_dy.mlir" <<MLIR
+func.func @dual_dy(%dy: tensor<${N}x${N}xbf16>, %s0: i64, %s1: i64) -> ($ACT, $ACT) {
+  %r, %c = nvfp4.dual_quantize %dy rounding<stochastic> seed(%s0) columnwise hadamard(55272) rounding<stochastic> seed(%s1) : tensor<${N}x${N}xbf16> -> $ACT, $ACT
+  return %r, %c : $ACT, $ACT
+}
+MLIR
+cat > "$OUT/dual_dy_amax_given.mlir" <<MLIR
+func.func @dual_dy_amax_given(%dy: tensor<${N}x${N}xbf16>, %s0: i64, %s1: i64, %a: f32, %b: f32) -> ($ACT, $ACT) {
+  %r, %c = nvfp4.dual_quantize %dy amax(%a) rounding<stochastic> seed(%s0) columnwise amax(%b) hadamard(55272) rounding<stochastic> seed(%s1) : tensor<${N}x${N}xbf16> -> $ACT, $ACT
+  return %r, %c : $ACT, $ACT
+}
+MLIR
+DYR="!nvfp4.tensor<2048x4096xf4E2M1FN, scale = f8E4M3FN, block = 1x16>"
+DYC="!nvfp4.tensor<4096x2048xf4E2M1FN, scale = f8E4M3FN, block = 1x16>"
+cat > "$OUT/dual_dy_2048x4096.mlir" <<MLIR
+func.func @dual_dy_2048x4096(%dy: tensor<2048x4096xbf16>, %s0: i64, %s1: i64) -> ($DYR, $DYC) {
+  %r, %c = nvfp4.dual_quantize %dy rounding<stochastic> seed(%s0) columnwise hadamard(55272) rounding<stochastic> seed(%s1) : tensor<2048x4096xbf16> -> $DYR, $DYC
+  return %r, %c : $DYR, $DYC
+}
+MLIR
+cat > "$OUT/dual_dy_separate_amax_given.mlir" <<MLIR
+func.func @dual_dy_separate_amax_given(%dy: tensor<${N}x${N}xbf16>, %dyt: tensor<${N}x${N}xbf16>, %s0: i64, %s1: i64, %a: f32, %b: f32) -> ($ACT, $ACT) {
+  %r = nvfp4.quantize %dy amax(%a) rounding<stochastic> seed(%s0) : tensor<${N}x${N}xbf16> -> $ACT
+  %c = nvfp4.quantize %dyt amax(%b) hadamard(55272) rounding<stochastic> seed(%s1) : tensor<${N}x${N}xbf16> -> $ACT
+  return %r, %c : $ACT, $ACT
 }
 MLIR
 cat > "$OUT/gemm.mlir" <<MLIR

@@ -2,7 +2,7 @@
 """Runs each quantize benchmark program once, for a profiler (on the GPU
 machine):
 
-  ncu --clock-control none --kernel-name regex:'nvfp4_(amax|quantize|rht)' \
+  ncu --clock-control none --kernel-name regex:'nvfp4_(amax|quantize|rht|dual)' \
       --section SpeedOfLight --section MemoryWorkloadAnalysis \
       --section Occupancy --section WarpStateStats --section SchedulerStats \
       --section LaunchStats --section InstructionStats \
@@ -27,6 +27,10 @@ for name, args in [("quantize", [x_bits]),
                    ("wgrad_operand", [x_bits, 1234]),
                    ("wgrad_operand_amax_given", [x_bits, 1234, amax]),
                    ("weight_copies", [x_bits]),
-                   ("weight_copies_amax_given", [x_bits, amax])]:
+                   ("weight_copies_amax_given", [x_bits, amax]),
+                   ("dual_x", [x_bits]),
+                   ("dual_x_amax_given", [x_bits, amax, amax]),
+                   ("dual_dy", [x_bits, 1234, 5678]),
+                   ("dual_dy_amax_given", [x_bits, 1234, 5678, amax, amax])]:
     run_bench.program(path, name, args)()
     cp.cuda.runtime.deviceSynchronize()

@@ -12,6 +12,7 @@ so that launch gaps of tens of microseconds do not count against kernels
 that run for tens of microseconds.
 """
 import json
+import math
 import os
 import subprocess
 import sys
@@ -157,7 +158,8 @@ def quantize_benchmarks(path, x_bits, x_bf16, copy_gbs):
     copy measured in the same run. Bytes: the input read once plus the codes
     and scales written (and the 4-byte amax); amax-included rows also give
     the ratio counting both reads of the input (amax pass + quantize pass);
-    the weight rows write two copies (W and W^T)."""
+    the weight rows write two copies (W and W^T), and so do the dual rows
+    (rowwise and columnwise)."""
     in_bytes = N * N * 2
     codes_1x16 = N * N // 2 + N * N // 16 + 4
     codes_16x16 = N * N // 2 + N * N // 256
@@ -216,6 +218,41 @@ def quantize_benchmarks(path, x_bits, x_bf16, copy_gbs):
     report(f"nvfp4 16x16 weight + transposed copy, amax included "
            f"({' + '.join(c.kernels)})", time_batched_ms(c), 2 * codes_16x16,
            reads=2)
+    # One read, two quantizations (nvfp4.dual_quantize): X's rowwise RN and
+    # columnwise RHT + RN, dY's SR and RHT + SR; output = two sets of codes
+    # and scales, the input counted once. The separate pair reads dY and a
+    # dY^T given as its own tensor (the transpose itself not counted).
+    # Given amaxes: the tensor's own for both sides (the post-RHT amax is
+    # within a few percent of it; the bytes written are the same).
+    dual_out = 2 * codes_1x16
+    dxg = program(path, "dual_x_amax_given", [x_bits, amax, amax])
+    report(f"nvfp4 dual quantize X (RN + RHT RN columnwise), amax given "
+           f"({' + '.join(dxg.kernels)})", time_batched_ms(dxg), dual_out)
+    dx = program(path, "dual_x", [x_bits])
+    report(f"nvfp4 dual quantize X (RN + RHT RN columnwise), amax included "
+           f"({' + '.join(dx.kernels)})", time_batched_ms(dx), dual_out,
+           reads=2)
+    ddg = program(path, "dual_dy_amax_given", [x_bits, 1234, 5678, amax, amax])
+    ddg_ms = time_batched_ms(ddg)
+    report(f"nvfp4 dual quantize dY (SR + RHT SR columnwise), amax given "
+           f"({' + '.join(ddg.kernels)})", ddg_ms, dual_out)
+    dd = program(path, "dual_dy", [x_bits, 1234, 5678])
+    report(f"nvfp4 dual quantize dY (SR + RHT SR columnwise), amax included "
+           f"({' + '.join(dd.kernels)})", time_batched_ms(dd), dual_out,
+           reads=2)
+    dt = x_bits.reshape(-1)[:2048 * 4096]
+    d4 = program(path, "dual_dy_2048x4096", [dt, 1234, 5678])
+    report(f"nvfp4 dual quantize dY 2048x4096 (the training step's), amax "
+           f"included ({' + '.join(d4.kernels)})", time_batched_ms(d4),
+           dual_out, reads=2, size=math.sqrt(2048 * 4096))
+    xt_bits = cp.ascontiguousarray(x_bits.reshape(N, N).T)
+    sep = program(path, "dual_dy_separate_amax_given",
+                  [x_bits, xt_bits, 1234, 5678, amax, amax])
+    sep_ms = time_batched_ms(sep)
+    report(f"nvfp4 dY SR + dY^T RHT SR as two quantizations, amax given "
+           f"({' + '.join(sep.kernels)})", sep_ms, dual_out, reads=2)
+    print(f"dual quantize dY vs the two separate quantizations (amax given): "
+          f"{sep_ms / ddg_ms:.2f} x faster")
     w4 = x_bits.reshape(-1)[:4096 * 4096]
     c4 = program(path, "weight_copies_4096", [w4])
     report(f"nvfp4 16x16 weight + transposed copy 4096x4096, amax included "

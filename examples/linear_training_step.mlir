@@ -9,7 +9,9 @@
 // nvfp4-assign-precision marks all three NVFP4 when the layer is not among
 // the first or last blocks; nvfp4-apply-recipe then quantizes X and W (16x16)
 // with round-to-nearest for fprop, dY stochastically for dgrad, and dY^T and
-// X^T after the Random Hadamard Transform along the tokens for wgrad.
+// X^T after the Random Hadamard Transform along the tokens for wgrad;
+// nvfp4-fuse-quantization then quantizes W once for fprop and dgrad, and X
+// and dY once each for both of their uses (nvfp4.dual_quantize: one read).
 //
 //   nvfp4-opt examples/linear_training_step.mlir \
 //     --nvfp4-assign-precision='keep-first=0 keep-last=0' \

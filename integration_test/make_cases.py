@@ -91,6 +91,17 @@ def make_cancelling_input(shape, seed):
     return bf16_bits(x.reshape(shape))
 
 
+def swizzled_scales(scales, block=(1, 16)):
+    """The 128x4-swizzled layout of linear scales [batch..., rows / br,
+    cols / 16]: one zero-padded matrix per batch element (16x16 scales
+    replicated into their 16 rows first)."""
+    scales = np.asarray(scales, np.uint8)
+    per_row = np.repeat(scales, block[0], axis=-2) if block[0] == 16 else scales
+    matrices = per_row.reshape(-1, per_row.shape[-2], per_row.shape[-1])
+    return np.concatenate([nvfp4.swizzle_scales(np.ascontiguousarray(m))
+                           for m in matrices])
+
+
 def tensor_type(shape, block, swizzled):
     dims = "x".join(str(d) for d in shape)
     layout = ", layout = swizzled_128x4" if swizzled else ""
@@ -125,8 +136,7 @@ def quantize_case(out, args, name, shape, block=(1, 16), rounding="rn",
     q = nvfp4.quantize(x, block=block, rounding=rounding, seed=seed, amax=amax)
     scales = q.scales
     if swizzled:
-        per_row = np.repeat(scales, block[0], axis=-2) if block[0] == 16 else scales
-        scales = nvfp4.swizzle_scales(per_row.reshape(-1, per_row.shape[-1]))
+        scales = swizzled_scales(scales, block)
     dims = "x".join(str(d) for d in shape)
     t = tensor_type(shape, block, swizzled)
     sr = f" rounding<stochastic> seed(%seed)" if rounding == "sr" else ""
@@ -174,6 +184,145 @@ def rht_quantize_case(out, args, name, shape, rounding="sr", seed=0,
                 "scalars": {"seed": seed,
                             "a": float(amax) if amax is not None else 0.0},
                 "results": ["codes", "scales", "amax"]}, args)
+
+
+def dual_quantize_case(out, args, name, shape, rounding="rn",
+                       col_rounding="rn", seed=0, col_seed=0, rht=True,
+                       amax=None, col_amax=None, dtype="bf16", swizzled=False,
+                       col_swizzled=False, edge=False, cancel=False,
+                       data_seed=23, constant_amax=False, shared_amax=False):
+    """nvfp4.dual_quantize of a tensor [batch..., M, K]: the rowwise
+    quantization (blocks along K) and the columnwise one (the transpose,
+    blocks along M, after the RHT with `rht`) from one kernel; both must
+    equal the library's quantizations of x and of x^T (transposed here).
+    Amaxes computed (one pass for both), given as function arguments
+    (kernel parameters), with `constant_amax` as constants, or with
+    `shared_amax` one nvfp4.amax of x for both parts (the kernel copies it
+    into the columnwise result's own buffer)."""
+    bits = (make_cancelling_input(shape, data_seed) if cancel
+            else make_input(shape, data_seed, edge))
+    device_x, x = as_input_type(bits, dtype)
+    if shared_amax:
+        amax = col_amax = np.float32(nvfp4.quantize(x).amax)
+    row = nvfp4.quantize(x, rounding=rounding, seed=seed, amax=amax)
+    xt = np.ascontiguousarray(np.swapaxes(x, -1, -2))
+    if rht:
+        xt = nvfp4.hadamard(xt)
+    col = nvfp4.quantize(xt, rounding=col_rounding, seed=col_seed,
+                         amax=col_amax)
+    tshape = shape[:-2] + (shape[-1], shape[-2])
+    dims = "x".join(str(d) for d in shape)
+    tr = tensor_type(shape, (1, 16), swizzled)
+    tc = tensor_type(tshape, (1, 16), col_swizzled)
+    constants = ""
+
+    def part(prefix, given, value, stochastic, seed_name):
+        nonlocal constants
+        text = ""
+        if given is not None:
+            if shared_amax:
+                text += " amax(%m)"
+            elif constant_amax:
+                constants += (f"  %{value}c = arith.constant "
+                              f"{float(given)!r} : f32\n")
+                text += f" amax(%{value}c)"
+            else:
+                text += f" amax(%{value})"
+        if prefix == "columnwise" and rht:
+            text += " hadamard(55272)"
+        if stochastic:
+            text += f" rounding<stochastic> seed(%{seed_name})"
+        return text
+
+    if shared_amax:
+        constants += f"  %m = nvfp4.amax %x : tensor<{dims}x{dtype}>\n"
+    row_part = part("rowwise", amax, "a", rounding == "sr", "s0")
+    col_part = part("columnwise", col_amax, "b", col_rounding == "sr", "s1")
+    mlir = (f"func.func @main(%x: tensor<{dims}x{dtype}>, %s0: i64, %s1: i64, "
+            f"%a: f32, %b: f32) -> ({tr}, {tc}) {{\n"
+            f"{constants}"
+            f"  %r, %c = nvfp4.dual_quantize %x{row_part} columnwise{col_part}"
+            f" : tensor<{dims}x{dtype}> -> {tr}, {tc}\n"
+            f"  return %r, %c : {tr}, {tc}\n}}\n")
+
+    def scales_of(q, is_swizzled):
+        if is_swizzled:
+            return swizzled_scales(q.scales)
+        return np.asarray(q.scales, np.uint8).reshape(-1)
+
+    write_case(out, name, mlir, {"x": device_x},
+               {"codes": row.packed.reshape(-1),
+                "scales": scales_of(row, swizzled),
+                "amax": np.array([row.amax], np.float32).view(np.uint32),
+                "t_codes": col.packed.reshape(-1),
+                "t_scales": scales_of(col, col_swizzled),
+                "t_amax": np.array([col.amax], np.float32).view(np.uint32)},
+               {"kind": "dual_quantize", "args": ["x", "s0", "s1", "a", "b"],
+                "scalars": {"s0": seed, "s1": col_seed,
+                            "a": float(amax) if amax is not None else 0.0,
+                            "b": float(col_amax) if col_amax is not None
+                            else 0.0},
+                "results": ["codes", "scales", "amax", "t_codes", "t_scales",
+                            "t_amax"]}, args)
+    kernels = case_kernels(out, name)
+    if kernels is not None and (
+            not kernels[-1].startswith("nvfp4_dual_quantize_") or
+            len(kernels) > 2):
+        raise SystemExit(f"{name}: not one amax pass and one dual quantize "
+                         f"kernel: {kernels}")
+
+
+def training_operands_case(out, args, name, tokens, features, seeds):
+    """The X and dY operands of a linear layer's training step as
+    nvfp4-apply-recipe writes them -- X (RN) and the RHT of X^T (RN); dY (SR)
+    and the RHT of dY^T (SR), each as a quantization of a linalg.transpose
+    -- which nvfp4-compile's nvfp4-fuse-quantization turns into one dual
+    quantization each: two amax passes and two dual kernels, no transpose.
+    Every byte must equal the library's."""
+    x = make_input((tokens, features), 29)
+    dy = make_input((tokens, features), 31, edge=True)
+    want = {}
+    for label, data, rounding, (s_row, s_col) in (
+            ("x", x, "rn", (0, 0)), ("dy", dy, "sr", seeds)):
+        row = nvfp4.quantize(data, rounding=rounding, seed=s_row)
+        col = nvfp4.quantize(nvfp4.hadamard(np.ascontiguousarray(data.T)),
+                             rounding=rounding, seed=s_col)
+        for prefix, q in ((label + "_", row), (label + "_t_", col)):
+            want[prefix + "codes"] = q.packed.reshape(-1)
+            want[prefix + "scales"] = np.asarray(q.scales, np.uint8).reshape(-1)
+            want[prefix + "amax"] = np.array([q.amax], np.float32).view(np.uint32)
+    t, f = tokens, features
+    tr = tensor_type((t, f), (1, 16), False)
+    tc = tensor_type((f, t), (1, 16), False)
+    mlir = (f"func.func @main(%x: tensor<{t}x{f}xbf16>, %dy: tensor<{t}x{f}xbf16>, "
+            f"%s0: i64, %s1: i64) -> ({tr}, {tc}, {tr}, {tc}) {{\n"
+            f"  %qx = nvfp4.quantize %x : tensor<{t}x{f}xbf16> -> {tr}\n"
+            f"  %e0 = tensor.empty() : tensor<{f}x{t}xbf16>\n"
+            f"  %xt = linalg.transpose ins(%x : tensor<{t}x{f}xbf16>) "
+            f"outs(%e0 : tensor<{f}x{t}xbf16>) permutation = [1, 0]\n"
+            f"  %hx = nvfp4.hadamard %xt : tensor<{f}x{t}xbf16>\n"
+            f"  %qxt = nvfp4.quantize %hx : tensor<{f}x{t}xbf16> -> {tc}\n"
+            f"  %qdy = nvfp4.quantize %dy rounding<stochastic> seed(%s0) : "
+            f"tensor<{t}x{f}xbf16> -> {tr}\n"
+            f"  %e1 = tensor.empty() : tensor<{f}x{t}xbf16>\n"
+            f"  %dyt = linalg.transpose ins(%dy : tensor<{t}x{f}xbf16>) "
+            f"outs(%e1 : tensor<{f}x{t}xbf16>) permutation = [1, 0]\n"
+            f"  %hdy = nvfp4.hadamard %dyt : tensor<{f}x{t}xbf16>\n"
+            f"  %qdyt = nvfp4.quantize %hdy rounding<stochastic> seed(%s1) : "
+            f"tensor<{f}x{t}xbf16> -> {tc}\n"
+            f"  return %qx, %qxt, %qdy, %qdyt : {tr}, {tc}, {tr}, {tc}\n}}\n")
+    results = [p + part for p in ("x_", "x_t_", "dy_", "dy_t_")
+               for part in ("codes", "scales", "amax")]
+    write_case(out, name, mlir, {"x": x, "dy": dy}, want,
+               {"kind": "training_operands", "args": ["x", "dy", "s0", "s1"],
+                "scalars": {"s0": seeds[0], "s1": seeds[1]},
+                "results": results}, args)
+    kernels = case_kernels(out, name)
+    if kernels is not None and (
+            sum(k.startswith("nvfp4_dual_quantize_amax_") for k in kernels) != 2
+            or len(kernels) != 4):
+        raise SystemExit(f"{name}: the quantization pairs were not fused "
+                         f"into dual quantizations: {kernels}")
 
 
 def hadamard_case(out, args, name, shape, cancel=False):
@@ -594,6 +743,59 @@ def main():
                       rounding="rn")
     rht_quantize_case(out, args, "rht_quantize_sr_amax_given", (128, 512),
                       seed=9, amax=np.float32(1000.0))
+    # One read, both quantizations (nvfp4.dual_quantize): the recipe's X
+    # (RN; RHT + RN) and dY (SR; RHT + SR, 64-bit seeds), edge values and
+    # cancelling RHT sums, odd tile counts (unpaired tiles, unaligned
+    # stores), batches, every way of getting each amax, f32 / f16 inputs
+    # without the RHT, swizzled scales on either side (with padding), and
+    # the pairs written unfused, as the recipe does (nvfp4-compile fuses).
+    dual_quantize_case(out, args, "dual_quantize_x_rn_rht_256x512",
+                       (256, 512))
+    dual_quantize_case(out, args, "dual_quantize_dy_sr_rht_seed64_256x512",
+                       (256, 512), rounding="sr", col_rounding="sr",
+                       seed=0xC0FFEE0123456789, col_seed=0x8000000000000001)
+    dual_quantize_case(out, args, "dual_quantize_sr_edge_64x256", (64, 256),
+                       rounding="sr", col_rounding="sr", seed=5, col_seed=6,
+                       edge=True)
+    dual_quantize_case(out, args, "dual_quantize_cancel_96x256", (96, 256),
+                       col_rounding="sr", col_seed=0xFEDCBA9876543210,
+                       cancel=True)
+    dual_quantize_case(out, args, "dual_quantize_odd_tiles_48x80", (48, 80),
+                       rounding="sr", col_rounding="sr", seed=7,
+                       col_seed=0x9E3779B97F4A7C15, edge=True)
+    dual_quantize_case(out, args, "dual_quantize_odd_tiles_208x144",
+                       (208, 144))
+    dual_quantize_case(out, args, "dual_quantize_batched_3x48x96",
+                       (3, 48, 96), col_rounding="sr", col_seed=11, edge=True)
+    dual_quantize_case(out, args, "dual_quantize_amax_given_128x512",
+                       (128, 512), amax=np.float32(3000.0),
+                       col_amax=np.float32(2500.0))
+    dual_quantize_case(out, args, "dual_quantize_row_amax_given_96x160",
+                       (96, 160), amax=np.float32(5000.0),
+                       col_rounding="sr", col_seed=13)
+    dual_quantize_case(out, args, "dual_quantize_col_amax_given_96x160",
+                       (96, 160), col_amax=np.float32(100.0), rounding="sr",
+                       seed=17)
+    dual_quantize_case(out, args, "dual_quantize_amax_constant_64x128",
+                       (64, 128), amax=np.float32(2000.0),
+                       col_amax=np.float32(900.0), constant_amax=True)
+    dual_quantize_case(out, args, "dual_quantize_shared_amax_op_96x160",
+                       (96, 160), shared_amax=True, col_rounding="sr",
+                       col_seed=29)
+    dual_quantize_case(out, args, "dual_quantize_no_rht_f32_edge_64x160",
+                       (64, 160), rht=False, dtype="f32", edge=True,
+                       col_rounding="sr", col_seed=19)
+    dual_quantize_case(out, args, "dual_quantize_no_rht_f16_80x48", (80, 48),
+                       rht=False, dtype="f16", amax=np.float32(30.0))
+    dual_quantize_case(out, args, "dual_quantize_swizzled_208x96", (208, 96),
+                       swizzled=True, col_swizzled=True, edge=True)
+    dual_quantize_case(out, args, "dual_quantize_swizzled_batched_2x80x48",
+                       (2, 80, 48), swizzled=True, col_swizzled=True,
+                       rounding="sr", seed=21)
+    dual_quantize_case(out, args, "dual_quantize_1024x2048_sr", (1024, 2048),
+                       rounding="sr", col_rounding="sr", seed=23, col_seed=24)
+    training_operands_case(out, args, "dual_quantize_training_operands_256x384",
+                           256, 384, (0x0123456789ABCDEF, 0xFEDCBA9876543210))
     hadamard_case(out, args, "hadamard", (128, 512))
     # The butterfly's order (NUMERICS.md section 4) where it shows: data
     # whose FP32 sums round (refgen --data=cancel's kind), the RHT alone, in

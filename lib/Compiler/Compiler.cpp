@@ -79,8 +79,8 @@ std::string mlir::nvfp4::findPtxas(StringRef explicitPath) {
 
 /// The nvfp4 op a generated kernel implements, from its name.
 static std::string sourceOpOf(StringRef kernelName) {
-  for (StringRef op : {"amax", "quantize", "dequantize", "hadamard",
-                       "scaled_matmul"})
+  for (StringRef op : {"amax", "quantize", "dual_quantize", "dequantize",
+                       "hadamard", "scaled_matmul"})
     if (kernelName.starts_with(("nvfp4_" + op + "_").str()))
       return ("nvfp4." + op).str();
   return "";

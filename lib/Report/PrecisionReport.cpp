@@ -64,17 +64,34 @@ static std::string formatBlock(BlockScaledTensorType type) {
       .str();
 }
 
-/// Finds the quantization an operand of scaled_matmul comes from: directly,
+/// The rounding and RHT of the quantization an operand of scaled_matmul
+/// comes from: directly (either result of an nvfp4.dual_quantize too),
 /// through a scale swizzle, through the nvfp4.transpose that
-/// nvfp4-fuse-quantization builds for the dgrad copy of a weight, or through
-/// an equivalent pack(transpose(unpack(q))).
-static QuantizeOp findQuantization(Value value) {
+/// nvfp4-fuse-quantization builds for the dgrad copy of a weight, or
+/// through an equivalent pack(transpose(unpack(q))). Fills nothing when the
+/// quantization is not visible.
+static void findQuantization(Value value, OperandReport &report) {
   while (Operation *def = value.getDefiningOp()) {
     // A graph region may make this chain a cycle: stop at its ops.
     if (!mayHaveSSADominance(*def->getParentRegion()))
-      return nullptr;
-    if (auto quantize = dyn_cast<QuantizeOp>(def))
-      return quantize;
+      return;
+    if (auto quantize = dyn_cast<QuantizeOp>(def)) {
+      report.rounding = quantize.getRounding();
+      Value input = quantize.getInput();
+      if (auto trunc = input.getDefiningOp<arith::TruncFOp>())
+        input = trunc.getIn();
+      // The RHT folded into the quantization, or still an op before it.
+      report.hadamard = quantize.getHadamard().has_value() ||
+                        isa_and_nonnull<HadamardOp>(input.getDefiningOp());
+      return;
+    }
+    if (auto dual = dyn_cast<DualQuantizeOp>(def)) {
+      bool columnwise = value == dual.getColumnwise();
+      report.rounding =
+          columnwise ? dual.getColumnwiseRounding() : dual.getRounding();
+      report.hadamard = columnwise && dual.getHadamard().has_value();
+      return;
+    }
     if (auto swizzle = dyn_cast<SwizzleScalesOp>(def)) {
       value = swizzle.getInput();
       continue;
@@ -87,28 +104,19 @@ static QuantizeOp findQuantization(Value value) {
       Value codes = stripElementMoves(pack.getCodes());
       auto unpack = codes.getDefiningOp<UnpackOp>();
       if (!unpack)
-        return nullptr;
+        return;
       value = unpack.getInput();
       continue;
     }
-    return nullptr;
+    return;
   }
-  return nullptr;
 }
 
 static OperandReport reportOperand(Value operand) {
   OperandReport report;
   auto type = cast<BlockScaledTensorType>(operand.getType());
   report.block = formatBlock(type);
-  if (QuantizeOp quantize = findQuantization(operand)) {
-    report.rounding = quantize.getRounding();
-    Value input = quantize.getInput();
-    if (auto trunc = input.getDefiningOp<arith::TruncFOp>())
-      input = trunc.getIn();
-    // The RHT folded into the quantization, or still an op before it.
-    report.hadamard = quantize.getHadamard().has_value() ||
-                      isa_and_nonnull<HadamardOp>(input.getDefiningOp());
-  }
+  findQuantization(operand, report);
   return report;
 }
 

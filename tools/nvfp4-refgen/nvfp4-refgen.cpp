@@ -16,6 +16,8 @@
 //                                           quantize the transposed data)
 //   nvfp4-refgen quantize --hadamard=0xD7E8 (the op's `hadamard` form;
 //                                           expected: quantize(RHT(x)))
+//   nvfp4-refgen dual --hadamard=0xD7E8     (nvfp4.dual_quantize; expected:
+//                                           quantize(x) and quantize(RHT(x^T)))
 //   nvfp4-refgen matmul --output-amax      (the second result; expected:
 //                                           the amax of the library's C)
 //   nvfp4-refgen matmul --quantize-output=F (nvfp4.scaled_matmul_quantize
@@ -26,7 +28,9 @@
 // Options: --shape=RxC, --m/--n/--k, --block[-a|-b]=1x16|16x16,
 // --rounding=rn|sr, --seed=N (SR key), --amax=F (explicit amax),
 // --layout=linear|swizzled, --data=random|edge|zero|inf|cancel, --data-seed=N,
-// --sign-mask=N, --hadamard=N (quantize/amax), --output-amax (matmul),
+// --sign-mask=N, --hadamard=N (quantize/amax/dual), --output-amax (matmul),
+// --col-rounding=rn|sr, --col-seed=N, --col-amax=F (dual: the columnwise
+// part; --rounding, --seed and --amax are the rowwise part's),
 // --alpha=F, --out=f32|bf16, --corrupt (flip one expected byte: a negative
 // control showing the comparison can fail).
 //
@@ -421,6 +425,81 @@ void emitQuantize(const Options &opts, Program &p) {
                 toF32Bits({q.Amax}), "1", "i32");
 }
 
+/// One part of nvfp4.dual_quantize: the library options and the op's
+/// operand text, from --<prefix>rounding, --<prefix>seed, --<prefix>amax.
+QuantizeOptions dualPart(const Options &opts, Program &p,
+                         const std::string &prefix, const std::string &name,
+                         std::string &operands) {
+  QuantizeOptions options;
+  bool stochastic = opts.get(prefix + "rounding", "rn") == "sr";
+  options.Rounding =
+      stochastic ? RoundingMode::Stochastic : RoundingMode::NearestEven;
+  options.Seed = static_cast<uint64_t>(opts.getInt(prefix + "seed", 0));
+  if (opts.has(prefix + "amax")) {
+    options.Amax = opts.getFloat(prefix + "amax", 0.0f);
+    char amax[64];
+    std::snprintf(amax, sizeof(amax), "0x%08X", floatToBits(*options.Amax));
+    p.line("%" + name + "_amax_in = arith.constant " + amax + " : f32");
+    operands += " amax(%" + name + "_amax_in)";
+  }
+  if (prefix == "col-" && opts.has("hadamard"))
+    operands += " hadamard(" + std::to_string(hadamardMask(opts)) + ")";
+  if (stochastic) {
+    p.line("%" + name + "_seed = arith.constant " +
+           std::to_string(options.Seed) + " : i64");
+    operands += " rounding<stochastic> seed(%" + name + "_seed)";
+  }
+  return options;
+}
+
+/// Expects the library's quantization `want` in the parts %<name>_codes,
+/// %<name>_scales, %<name>_amax of an unpacked value (linear scales).
+void expectParts(Program &p, const std::string &name,
+                 const QuantizedTensor &want) {
+  std::string shape = shapeText(want.Rows, want.Cols);
+  p.expectEqual(name + "_codes", p.codeBytes(name + "_codes", shape),
+                want.Codes, shape, "i8");
+  std::string sShape = scaleShape(want, false);
+  p.expectEqual(name + "_scales",
+                p.bits(name + "_scales", sShape, "f8E4M3FN", "i8"),
+                want.Scales, sShape, "i8");
+  p.line("%" + name + "_amax_t = tensor.from_elements %" + name +
+         "_amax : tensor<1xf32>");
+  p.expectEqual(name + "_amax", p.bits(name + "_amax_t", "1", "f32", "i32"),
+                toF32Bits({want.Amax}), "1", "i32");
+}
+
+/// nvfp4.dual_quantize of an MxK tensor; expected: the library's rowwise
+/// quantization of x and its quantization of x^T (transposed here, element
+/// by element), after the RHT with --hadamard.
+void emitDual(const Options &opts, Program &p) {
+  auto [rows, cols] = parsePair(opts.get("shape", "32x64"));
+  std::vector<float> data = makeData(rows, cols, opts, 0);
+  p.constant("x", toBF16Bits(data), shapeText(rows, cols), "bf16");
+  std::string rowOperands, colOperands;
+  QuantizeOptions rowOptions = dualPart(opts, p, "", "row", rowOperands);
+  QuantizeOptions colOptions = dualPart(opts, p, "col-", "col", colOperands);
+  std::vector<float> transposed(data.size());
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t c = 0; c < cols; ++c)
+      transposed[c * rows + r] = data[r * cols + c];
+  if (opts.has("hadamard"))
+    transposed = hadamardOrFail(transposed, opts);
+  QuantizedTensor row = quantizeOrFail(data, rows, cols, rowOptions);
+  QuantizedTensor col = quantizeOrFail(transposed, cols, rows, colOptions);
+  std::string rowType = tensorType(rows, cols, BlockShape::Row1x16, false);
+  std::string colType = tensorType(cols, rows, BlockShape::Row1x16, false);
+  p.line("%row, %col = nvfp4.dual_quantize %x" + rowOperands + " columnwise" +
+         colOperands + " : tensor<" + shapeText(rows, cols) + "xbf16> -> " +
+         rowType + ", " + colType);
+  p.line("%row_codes, %row_scales, %row_amax = nvfp4.unpack %row : " +
+         rowType);
+  p.line("%col_codes, %col_scales, %col_amax = nvfp4.unpack %col : " +
+         colType);
+  expectParts(p, "row", row);
+  expectParts(p, "col", col);
+}
+
 void emitDequantize(const Options &opts, Program &p) {
   auto [rows, cols] = parsePair(opts.get("shape", "32x64"));
   QuantizeOptions options;
@@ -570,8 +649,8 @@ void emitTranspose(const Options &opts, Program &p) {
 
 int main(int argc, char **argv) {
   if (argc < 2)
-    fail("usage: nvfp4-refgen quantize|dequantize|hadamard|amax|swizzle|matmul"
-         "|transpose [--key=value...]");
+    fail("usage: nvfp4-refgen quantize|dual|dequantize|hadamard|amax|swizzle"
+         "|matmul|transpose [--key=value...]");
   Options opts;
   for (int i = 2; i < argc; ++i) {
     std::string arg = argv[i];
@@ -586,6 +665,8 @@ int main(int argc, char **argv) {
   std::string command = argv[1];
   if (command == "quantize")
     emitQuantize(opts, program);
+  else if (command == "dual")
+    emitDual(opts, program);
   else if (command == "dequantize")
     emitDequantize(opts, program);
   else if (command == "hadamard")

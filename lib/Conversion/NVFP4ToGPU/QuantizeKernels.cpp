@@ -17,7 +17,10 @@
 // rounding differs per chip: the hardware cvt where it exists, exact
 // integer/float emulation elsewhere. A quantization or amax with a
 // `hadamard` sign mask (nvfp4-fuse-quantization's fold-hadamard) computes
-// the RHT in registers: no intermediate tensor in device memory.
+// the RHT in registers: no intermediate tensor in device memory. The dual
+// quantization (nvfp4.dual_quantize) reads 16x16 tiles and transposes them
+// across a half warp, so that one read gives the rowwise blocks and the
+// columnwise (transposed, RHT) ones.
 //
 //===----------------------------------------------------------------------===//
 
@@ -874,13 +877,15 @@ gpu::GPUFuncOp buildHadamardAmaxKernel(ModuleOp module, MemRefType input,
 
 /// The argument layout of a quantize kernel: input, amax (device buffer of
 /// FP32 bits, or an f32 argument that the kernel copies to `amaxOut`),
-/// packed codes, scales, the transposed copy's codes and scales (16x16
-/// only), and the seed of stochastic rounding. -1: absent.
+/// packed codes, scales, the transposed copy's codes, scales and amax
+/// buffer (16x16 only; the kernel copies the amax there: each result of a
+/// host function has a buffer of its own), and the seed of stochastic
+/// rounding. -1: absent.
 struct QuantizeSignature {
   SmallVector<Type> types;
   int64_t input = 0, amax = 1, codes = 2, scales = 3;
-  int64_t transposedCodes = -1, transposedScales = -1, amaxOut = -1,
-          seed = -1;
+  int64_t transposedCodes = -1, transposedScales = -1, transposedAmax = -1,
+          amaxOut = -1, seed = -1;
 };
 
 QuantizeSignature quantizeSignature(BlockScaledTensorType type,
@@ -902,6 +907,7 @@ QuantizeSignature quantizeSignature(BlockScaledTensorType type,
   if (transposedCopy) {
     sig.transposedCodes = add(MemRefType::get({count / 2}, i8));
     sig.transposedScales = add(MemRefType::get({count / 256}, i8));
+    sig.transposedAmax = add(amaxBuffer);
   }
   if (amaxArgument)
     sig.amaxOut = add(amaxBuffer);
@@ -918,40 +924,51 @@ std::string quantizeNameSuffix(bool stochastic, BlockScaledTensorType type,
          (amaxArgument ? "_amaxarg" : "");
 }
 
-/// The prologue every quantize kernel shares: the tensor amax (copied to
-/// the result's amax buffer by one thread when it is an argument), its
+/// The prologue every quantize kernel shares: the tensor amax `amax` (an
+/// f32 argument, or FP32 bits in a device buffer), copied by one thread to
+/// each of `amaxOuts` (the result amax buffers the kernel fills), its
 /// tensor scale, and the encode table in shared memory.
 ScalarBuilder::TensorScale quantizePrologue(OpBuilder &b, Location loc,
-                                            ValueRange args,
-                                            const QuantizeSignature &sig,
+                                            Value amax,
+                                            ArrayRef<Value> amaxOuts,
                                             Value table) {
   ScalarBuilder s(b, loc);
   IndexMath m{b, loc};
-  Value amax = args[sig.amax];
-  if (sig.amaxOut >= 0) {
+  if (isa<MemRefType>(amax.getType()))
+    amax = loadAmax(b, loc, amax);
+  if (!amaxOuts.empty()) {
     Value first = arith::AndIOp::create(
         b, loc, m.eq(gpu::BlockIdOp::create(b, loc, gpu::Dimension::x), 0),
         m.eq(gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x), 0));
     auto ifFirst = scf::IfOp::create(b, loc, first, false);
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(ifFirst.thenBlock());
-    memref::StoreOp::create(
-        b, loc, arith::BitcastOp::create(b, loc, b.getI32Type(), amax),
-        args[sig.amaxOut], ValueRange{m.c(0)});
-  } else {
-    amax = loadAmax(b, loc, amax);
+    Value bits = arith::BitcastOp::create(b, loc, b.getI32Type(), amax);
+    for (Value out : amaxOuts)
+      memref::StoreOp::create(b, loc, bits, out, ValueRange{m.c(0)});
   }
   ScalarBuilder::TensorScale scale = s.tensorScale(amax);
   fillEncodeTable(b, loc, table, scale);
   return scale;
 }
 
-/// The Philox words of the run starting at element 16 * `run`.
+/// quantizePrologue for the single quantization of `sig`.
+ScalarBuilder::TensorScale quantizePrologue(OpBuilder &b, Location loc,
+                                            ValueRange args,
+                                            const QuantizeSignature &sig,
+                                            Value table) {
+  SmallVector<Value> outs;
+  for (int64_t index : {sig.amaxOut, sig.transposedAmax})
+    if (index >= 0)
+      outs.push_back(args[index]);
+  return quantizePrologue(b, loc, args[sig.amax], outs, table);
+}
+
+/// The Philox words of the run starting at element 16 * `run` (an index)
+/// with the i64 `seed`; none without a seed (round to nearest).
 std::optional<std::array<Value, 4>> runRandomBits(OpBuilder &b, Location loc,
-                                                  ValueRange args,
-                                                  const QuantizeSignature &sig,
-                                                  Value run) {
-  if (sig.seed < 0)
+                                                  Value seed, Value run) {
+  if (!seed)
     return std::nullopt;
   ScalarBuilder s(b, loc);
   // mul.lo.u32 and mul.hi.u32 of the same operands, which ptxas joins into
@@ -966,8 +983,16 @@ std::optional<std::array<Value, 4>> runRandomBits(OpBuilder &b, Location loc,
     return {high, arith::MulIOp::create(b, loc, lhs, rhs)};
   };
   return s.philoxGroup(
-      args[sig.seed], arith::IndexCastUIOp::create(b, loc, b.getI64Type(), run),
+      seed, arith::IndexCastUIOp::create(b, loc, b.getI64Type(), run),
       multiply);
+}
+
+/// runRandomBits with the seed argument of `sig`, if any.
+std::optional<std::array<Value, 4>> runRandomBits(OpBuilder &b, Location loc,
+                                                  ValueRange args,
+                                                  const QuantizeSignature &sig,
+                                                  Value run) {
+  return runRandomBits(b, loc, sig.seed >= 0 ? args[sig.seed] : Value(), run);
 }
 
 /// 1x16 quantization (optionally of the RHT of the input), persistent: a
@@ -1285,6 +1310,569 @@ gpu::GPUFuncOp buildTileQuantizeKernel(ModuleOp module,
       });
 }
 
+//===----------------------------------------------------------------------===//
+// Rowwise + columnwise quantization from one read (nvfp4.dual_quantize)
+//===----------------------------------------------------------------------===//
+//
+// The input [batch..., M, K] is a stack of matrices of 16x16 tiles. A half
+// warp takes two vertically adjacent tiles (a "pair" of tile rows, 32 x 16
+// elements) and lane i of the half warp loads row i of each: two runs of 16
+// along K, which are rowwise blocks. Their columnwise blocks are the tiles'
+// columns, runs of 16 tokens along M: a transpose of each tile across the
+// 16 lanes (transposeTile16, shuffles) gives lane i column i of both tiles,
+// i.e. 32 consecutive elements of row tileCol * 16 + i of the transposed
+// tensor, and the RHT of each run of 16 is the registers' butterfly. The
+// transposed tensor and the RHT's output never reach memory.
+//
+// The two half warps of a warp take horizontally adjacent tile columns and
+// trade their codes of one tile row (one shuffle a word): the lower half
+// then holds the rowwise codes of row i of the first tile row across both
+// columns, the upper half those of the second, so every lane stores 16
+// contiguous bytes of rowwise codes and 16 of columnwise codes (and two
+// scale bytes each) per group. An odd number of tile rows or columns
+// splits those stores in two (alignment).
+
+/// A group of the dual kernels: 2 pair rows x 8 tile columns (64 x 128
+/// elements), one pair of tiles per half warp.
+constexpr int64_t kDualRegionPairRows = 2;
+constexpr int64_t kDualRegionTileCols = 8;
+
+/// The tiling of a dual quantization's input [batch..., M, K].
+struct DualGeometry {
+  int64_t batch, rows, cols; ///< batch (product of the leading dims), M, K
+  int64_t tileRows, tileCols; ///< M / 16, K / 16
+  int64_t pairsPerMatrix;     ///< ceil(tileRows / 2)
+  int64_t regionCols;         ///< groups across a matrix row of tiles
+
+  explicit DualGeometry(ArrayRef<int64_t> shape)
+      : batch(product(shape.drop_back(2))), rows(shape[shape.size() - 2]),
+        cols(shape.back()), tileRows(rows / 16), tileCols(cols / 16),
+        pairsPerMatrix(llvm::divideCeil(tileRows, 2)),
+        regionCols(llvm::divideCeil(tileCols, kDualRegionTileCols)) {}
+
+  int64_t pairRows() const { return batch * pairsPerMatrix; }
+  int64_t regions() const {
+    return llvm::divideCeil(pairRows(), kDualRegionPairRows) * regionCols;
+  }
+  /// Every pair has its second tile row.
+  bool evenTileRows() const { return tileRows % 2 == 0; }
+  bool evenTileCols() const { return tileCols % 2 == 0; }
+};
+
+/// Where a lane of a dual kernel works in group `region`: half warp h takes
+/// tile column (region % regionCols) * 8 + h % 8 of pair row (region /
+/// regionCols) * 2 + h / 8, and lane i of the half warp row i (and,
+/// transposed, column i) of both tiles. Lanes outside the tensor compute on
+/// pair 0, column 0 (the clamped coordinates, used to load and compute):
+/// they must take part in the shuffles, and skip their stores.
+struct DualLane {
+  Value upper;        ///< i1: the upper half warp (odd tile column)
+  Value pair;         ///< pair within its matrix (clamped)
+  Value tileCol;      ///< tile column (clamped)
+  Value evenTileCol;  ///< the even tile column of the warp (not clamped)
+  Value pairValid, colValid, evenColValid, oddColValid; ///< i1
+  Value secondExists; ///< i1: the (clamped) pair has its second tile row
+  Value secondValid;  ///< i1: pairValid and secondExists
+  /// Flattened input rows of the lane's two runs (clamped; the second
+  /// repeats the first where the pair has one tile row).
+  std::array<Value, 2> rows;
+  /// The row of the transposed tensor that the lane's column is:
+  /// batch * K + tileCol * 16 + i.
+  Value columnRow;
+};
+
+DualLane locateDualLane(OpBuilder &b, Location loc, Value region,
+                        const DualGeometry &g) {
+  IndexMath m{b, loc};
+  auto select = [&](Value c, Value x, Value y) -> Value {
+    return arith::SelectOp::create(b, loc, c, x, y);
+  };
+  Value tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
+  Value halfWarp = m.div(tid, 16), i = m.rem(tid, 16);
+  Value column = m.rem(halfWarp, kDualRegionTileCols);
+  Value regionCol = m.mul(m.rem(region, g.regionCols), kDualRegionTileCols);
+  DualLane l;
+  l.upper = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne,
+                                  m.rem(halfWarp, 2), m.c(0));
+  Value pairRow = m.add(m.mul(m.div(region, g.regionCols), kDualRegionPairRows),
+                        m.div(halfWarp, kDualRegionTileCols));
+  Value tileCol = m.add(regionCol, column);
+  l.evenTileCol = m.add(regionCol, m.mul(m.div(column, 2), 2));
+  l.pairValid = m.lt(pairRow, g.pairRows());
+  l.colValid = m.lt(tileCol, g.tileCols);
+  l.evenColValid = m.lt(l.evenTileCol, g.tileCols);
+  l.oddColValid = m.lt(m.add(l.evenTileCol, m.c(1)), g.tileCols);
+  Value pairRowC = select(l.pairValid, pairRow, m.c(0));
+  l.tileCol = select(l.colValid, tileCol, m.c(0));
+  Value batchIndex = m.div(pairRowC, g.pairsPerMatrix);
+  l.pair = m.rem(pairRowC, g.pairsPerMatrix);
+  l.secondExists = g.evenTileRows()
+                       ? arith::ConstantOp::create(b, loc, b.getBoolAttr(true))
+                             .getResult()
+                       : m.lt(m.add(m.mul(l.pair, 2), m.c(1)), g.tileRows);
+  l.secondValid = arith::AndIOp::create(b, loc, l.pairValid, l.secondExists);
+  Value firstRow = m.add(
+      m.mul(m.add(m.mul(batchIndex, g.tileRows), m.mul(l.pair, 2)), 16), i);
+  l.rows = {firstRow,
+            select(l.secondExists, m.add(firstRow, m.c(16)), firstRow)};
+  l.columnRow = m.add(m.mul(batchIndex, g.cols), m.add(m.mul(l.tileCol, 16), i));
+  return l;
+}
+
+/// The loads of a dual kernel's group: the lane's two runs.
+SmallVector<Value> loadDualRuns(OpBuilder &b, Location loc, Value input,
+                                Value region, const DualGeometry &g) {
+  IndexMath m{b, loc};
+  DualLane l = locateDualLane(b, loc, region, g);
+  SmallVector<Value> loaded;
+  for (Value row : l.rows)
+    loaded.push_back(loadSixteenRaw(
+        b, loc, input, m.add(m.mul(row, g.cols), m.mul(l.tileCol, 16))));
+  return loaded;
+}
+
+/// Transposes the 16 x 16 tile whose row i lane i of each half warp holds
+/// (`run`, vector<16xT> of a 16- or 32-bit type): each lane gets column i
+/// in the same form. A swap of lane bit k with element-index bit k for k =
+/// 3..0, each trading half of a lane's elements with lane ^ 2^k: whole
+/// 32-bit words where the index bit selects a word (4 shuffles a stage for
+/// 16-bit elements, 8 for 32-bit), the halves of each word for bit 0 of a
+/// 16-bit type (4 shuffles; prmt packs the halves to send and merges the
+/// received ones). `lane` is the lane id (i32); every lane of the warp must
+/// call it.
+Value transposeTile16(OpBuilder &b, Location loc, Value run, Value lane) {
+  ScalarBuilder s(b, loc);
+  auto runType = cast<VectorType>(run.getType());
+  int64_t bits = runType.getElementType().getIntOrFloatBitWidth();
+  int64_t wordCount = 16 * bits / 32;
+  Value packed = vector::BitCastOp::create(
+      b, loc, VectorType::get({wordCount}, b.getI32Type()), run);
+  SmallVector<Value> words;
+  for (int64_t j = 0; j < wordCount; ++j)
+    words.push_back(
+        vector::ExtractOp::create(b, loc, packed, ArrayRef<int64_t>{j}));
+  auto bitSet = [&](int32_t mask) {
+    return arith::CmpIOp::create(
+        b, loc, arith::CmpIPredicate::ne,
+        arith::AndIOp::create(b, loc, lane, s.i32(mask)), s.i32(0));
+  };
+  auto select = [&](Value c, Value x, Value y) -> Value {
+    return arith::SelectOp::create(b, loc, c, x, y);
+  };
+  auto shuffle = [&](Value value, int32_t offset) -> Value {
+    return gpu::ShuffleOp::create(b, loc, value, offset, /*width=*/32,
+                                  gpu::ShuffleMode::XOR)
+        .getShuffleResult();
+  };
+  // Element index bit k is word index bit k - shift.
+  int64_t shift = bits == 16 ? 1 : 0;
+  for (int32_t k = 3; k >= shift; --k) {
+    int64_t wordBit = int64_t(1) << (k - shift);
+    // The upper lane sends its words whose index bit is clear, the lower
+    // lane those whose bit is set; each keeps the others.
+    Value upper = bitSet(1 << k);
+    for (int64_t j = 0; j < wordCount; ++j) {
+      if (j & wordBit)
+        continue;
+      Value received =
+          shuffle(select(upper, words[j], words[j | wordBit]), 1 << k);
+      Value low = select(upper, received, words[j]);
+      words[j | wordBit] = select(upper, words[j | wordBit], received);
+      words[j] = low;
+    }
+  }
+  if (bits == 16) {
+    // Bit 0: the lower lane sends the high halves of words j and j + 1 and
+    // puts what it receives (the upper lane's low halves) in their high
+    // halves; the upper lane the reverse. prmt selectors: result byte n is
+    // byte selector[4n+3:4n] of {second operand, first operand}.
+    Value upper = bitSet(1);
+    Value sendSelector = select(upper, s.i32(0x5410), s.i32(0x7632));
+    Value firstSelector = select(upper, s.i32(0x3254), s.i32(0x5410));
+    Value secondSelector = select(upper, s.i32(0x3276), s.i32(0x7610));
+    for (int64_t j = 0; j < wordCount; j += 2) {
+      Value received = shuffle(
+          permuteBytes(b, loc, words[j], words[j + 1], sendSelector), 1);
+      words[j] = permuteBytes(b, loc, words[j], received, firstSelector);
+      words[j + 1] =
+          permuteBytes(b, loc, words[j + 1], received, secondSelector);
+    }
+  }
+  Value transposed = vector::FromElementsOp::create(
+      b, loc, VectorType::get({wordCount}, b.getI32Type()), words);
+  return vector::BitCastOp::create(b, loc, runType, transposed);
+}
+
+/// What a dual kernel is specialized for.
+struct DualQuantizeSpec {
+  SmallVector<int64_t> shape;
+  Type elementType;
+  BlockScaledTensorType rowType, columnType;
+  bool rowStochastic = false, columnStochastic = false;
+  /// Each part's amax is an f32 argument (else a device buffer); the
+  /// kernel copies it to the part's own amax buffer when it is an argument,
+  /// and the columnwise one with `columnAmaxCopy` (both parts given the
+  /// amax one kernel computed: the results need buffers of their own).
+  bool rowAmaxArgument = false, columnAmaxArgument = false;
+  bool columnAmaxCopy = false;
+  std::optional<uint32_t> rhtMask;
+};
+
+/// The arguments of the dual quantize kernel: input, the two amaxes (device
+/// buffers of FP32 bits, or f32 arguments), rowwise codes and scales,
+/// columnwise codes and scales, the result amax buffers the kernel fills
+/// (`*AmaxOut`: for an argument, or a copy), the two seeds of stochastic
+/// rounding. -1: absent.
+struct DualQuantizeSignature {
+  SmallVector<Type> types;
+  int64_t input = 0, rowAmax = 1, columnAmax = 2, rowCodes = 3,
+          rowScales = 4, columnCodes = 5, columnScales = 6;
+  int64_t rowAmaxOut = -1, columnAmaxOut = -1, rowSeed = -1,
+          columnSeed = -1;
+};
+
+DualQuantizeSignature dualQuantizeSignature(const DualQuantizeSpec &spec) {
+  MLIRContext *ctx = spec.elementType.getContext();
+  int64_t count = product(spec.shape);
+  auto i8 = IntegerType::get(ctx, 8);
+  auto amaxBuffer = MemRefType::get({1}, IntegerType::get(ctx, 32));
+  auto amax = [&](bool argument) -> Type {
+    return argument ? Type(Float32Type::get(ctx)) : Type(amaxBuffer);
+  };
+  auto scales = [&](BlockScaledTensorType type) -> Type {
+    return MemRefType::get({product(type.getScalesType().getShape())}, i8);
+  };
+  DualQuantizeSignature sig;
+  sig.types = {MemRefType::get({count}, spec.elementType),
+               amax(spec.rowAmaxArgument),
+               amax(spec.columnAmaxArgument),
+               MemRefType::get({count / 2}, i8),
+               scales(spec.rowType),
+               MemRefType::get({count / 2}, i8),
+               scales(spec.columnType)};
+  auto add = [&](Type t) {
+    sig.types.push_back(t);
+    return static_cast<int64_t>(sig.types.size()) - 1;
+  };
+  if (spec.rowAmaxArgument)
+    sig.rowAmaxOut = add(amaxBuffer);
+  if (spec.columnAmaxArgument || spec.columnAmaxCopy)
+    sig.columnAmaxOut = add(amaxBuffer);
+  if (spec.rowStochastic)
+    sig.rowSeed = add(IntegerType::get(ctx, 64));
+  if (spec.columnStochastic)
+    sig.columnSeed = add(IntegerType::get(ctx, 64));
+  return sig;
+}
+
+/// Blocks of 256 threads a multiprocessor runs at once in the dual
+/// kernels (nvvm.minctasm): 4 (64 registers) for the amax kernel and the
+/// round-to-nearest quantize kernel; 3 (80 registers) with stochastic
+/// rounding on either side, whose Philox rounds spill at 64 (ptxas, sm_90a).
+int64_t dualQuantizeBlocksPerMultiprocessor(const DualQuantizeSpec &spec) {
+  return spec.rowStochastic || spec.columnStochastic ? 3 : 4;
+}
+constexpr int64_t kDualAmaxBlocksPerMultiprocessor = 4;
+
+/// One quantized block of a dual kernel: its E4M3 scale code (i32, in the
+/// low byte) and its code words.
+struct DualBlock {
+  Value scaleCode;
+  std::array<Value, 2> words;
+};
+
+DualBlock quantizeDualBlock(OpBuilder &b, Location loc, Value run,
+                            std::optional<uint32_t> rhtMask,
+                            const ScalarBuilder::TensorScale &scale,
+                            Value table, Value seed, Value runIndex,
+                            const ChipInfo &chip) {
+  PreparedRun prepared = prepareRun(b, loc, run, rhtMask);
+  Value code = arith::ExtUIOp::create(
+      b, loc, b.getI32Type(),
+      blockScaleCodePair(b, loc, prepared.amax, prepared.amax, scale, chip));
+  return {code, quantizeValues(b, loc, prepared.values,
+                               lookupEncode(b, loc, table, code),
+                               runRandomBits(b, loc, seed, runIndex), chip)};
+}
+
+/// Stores one or two adjacent 8-byte code runs and their scale bytes: as
+/// one 16-byte store and one 2-byte store where `combined` (the offsets are
+/// then 16- and 2-byte aligned), else run by run. `valid[k]` guards run k;
+/// `wordIndex` is the first run's offset in the codes as i32 words,
+/// `scaleIndex(k)` run k's scale offset in bytes (linear scales: the
+/// second follows the first).
+void storeRunPair(OpBuilder &b, Location loc, std::array<DualBlock, 2> runs,
+                  std::array<Value, 2> valid, bool combined,
+                  bool linearScales, Value codeWords, Value scaleBytes,
+                  Value scalePairs, Value wordIndex,
+                  function_ref<Value(OpBuilder &, Location, int64_t)>
+                      scaleIndex) {
+  auto guarded = [&](Value condition,
+                     function_ref<void(OpBuilder &, Location)> body) {
+    auto ifOp = scf::IfOp::create(b, loc, condition, false);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(ifOp.thenBlock());
+    body(b, loc);
+  };
+  auto scaleByte = [](OpBuilder &sb, Location sl, const DualBlock &run) {
+    return arith::TruncIOp::create(sb, sl, sb.getI8Type(), run.scaleCode);
+  };
+  if (combined) {
+    guarded(valid[0], [&](OpBuilder &tb, Location tl) {
+      IndexMath tm{tb, tl};
+      Value all = vector::FromElementsOp::create(
+          tb, tl, VectorType::get({4}, tb.getI32Type()),
+          ValueRange{runs[0].words[0], runs[0].words[1], runs[1].words[0],
+                     runs[1].words[1]});
+      alignedStore(tb, tl, all, codeWords, wordIndex, 16);
+      if (linearScales) {
+        ScalarBuilder ts(tb, tl);
+        Value pair = arith::TruncIOp::create(
+            tb, tl, tb.getI16Type(),
+            arith::OrIOp::create(
+                tb, tl,
+                arith::AndIOp::create(tb, tl, runs[0].scaleCode, ts.i32(0xFF)),
+                arith::ShLIOp::create(tb, tl, runs[1].scaleCode, ts.i32(8))));
+        memref::StoreOp::create(tb, tl, pair, scalePairs,
+                                ValueRange{tm.div(scaleIndex(tb, tl, 0), 2)});
+        return;
+      }
+      for (int64_t k = 0; k < 2; ++k)
+        memref::StoreOp::create(tb, tl, scaleByte(tb, tl, runs[k]), scaleBytes,
+                                ValueRange{scaleIndex(tb, tl, k)});
+    });
+    return;
+  }
+  for (int64_t k = 0; k < 2; ++k)
+    guarded(valid[k], [&](OpBuilder &tb, Location tl) {
+      IndexMath tm{tb, tl};
+      Value half = vector::FromElementsOp::create(
+          tb, tl, VectorType::get({2}, tb.getI32Type()),
+          ValueRange{runs[k].words[0], runs[k].words[1]});
+      alignedStore(tb, tl, half, codeWords, tm.add(wordIndex, tm.c(2 * k)),
+                   8);
+      memref::StoreOp::create(tb, tl, scaleByte(tb, tl, runs[k]), scaleBytes,
+                              ValueRange{scaleIndex(tb, tl, k)});
+    });
+}
+
+/// nvfp4.dual_quantize: rowwise and columnwise (optionally after the RHT)
+/// quantization of one read of the input, persistent over 2 x 8-pair
+/// regions, walking the tensor from its end (after an amax pass).
+gpu::GPUFuncOp buildDualQuantizeKernel(ModuleOp module,
+                                       const DualQuantizeSpec &spec,
+                                       const ChipInfo &chip,
+                                       PersistentSchedule &schedule) {
+  MLIRContext *ctx = module.getContext();
+  DualGeometry g(spec.shape);
+  schedule = persistentSchedule(g.regions() * kThreadsPerBlock,
+                                /*reverse=*/true,
+                                dualQuantizeBlocksPerMultiprocessor(spec),
+                                chip);
+  PersistentSchedule local = schedule;
+  DualQuantizeSignature sig = dualQuantizeSignature(spec);
+  bool rowLinear = spec.rowType.getLayout() == ScaleLayout::Linear;
+  bool columnLinear = spec.columnType.getLayout() == ScaleLayout::Linear;
+  std::string name =
+      "nvfp4_dual_quantize_" + shapeName(spec.shape) + "x" +
+      typeName(spec.elementType) + "_row" +
+      quantizeNameSuffix(spec.rowStochastic, spec.rowType,
+                         spec.rowAmaxArgument) +
+      "_col" +
+      (spec.rhtMask ? "_rht" : "") +
+      quantizeNameSuffix(spec.columnStochastic, spec.columnType,
+                         spec.columnAmaxArgument) +
+      (spec.columnAmaxCopy ? "_amaxcopy" : "") +
+      (spec.rhtMask ? "_mask" + std::to_string(*spec.rhtMask) : "");
+  KernelOptions options;
+  options.workgroupBuffers = {encodeTableType(ctx), encodeTableType(ctx)};
+  options.minBlocksPerMultiprocessor = dualQuantizeBlocksPerMultiprocessor(spec);
+  return getOrCreateKernel(
+      module, name, sig.types, options,
+      [&](OpBuilder &b, Location loc, ValueRange args) {
+        Value rowTable = args[args.size() - 2], columnTable = args.back();
+        auto optionalArg = [&](int64_t index) {
+          return index >= 0 ? args[index] : Value();
+        };
+        auto outs = [&](int64_t index) {
+          return index >= 0 ? SmallVector<Value>{args[index]}
+                            : SmallVector<Value>();
+        };
+        ScalarBuilder::TensorScale rowScale = quantizePrologue(
+            b, loc, args[sig.rowAmax], outs(sig.rowAmaxOut), rowTable);
+        ScalarBuilder::TensorScale columnScale = quantizePrologue(
+            b, loc, args[sig.columnAmax], outs(sig.columnAmaxOut),
+            columnTable);
+        Value rowSeed = optionalArg(sig.rowSeed);
+        Value columnSeed = optionalArg(sig.columnSeed);
+        Value rowWords = codesAsWords(b, loc, args[sig.rowCodes]);
+        Value columnWords = codesAsWords(b, loc, args[sig.columnCodes]);
+        // Linear scales of two adjacent runs in one 2-byte store where the
+        // pair starts at an even offset.
+        auto scalePairsOf = [&](Value scales) -> Value {
+          int64_t count = cast<MemRefType>(scales.getType()).getNumElements();
+          return memref::ViewOp::create(
+              b, loc, MemRefType::get({count / 2}, b.getI16Type()), scales,
+              indexConstant(b, loc, 0), ValueRange());
+        };
+        bool rowCombined = g.evenTileCols(), columnCombined = g.evenTileRows();
+        Value rowScalePairs = rowLinear && rowCombined
+                                  ? scalePairsOf(args[sig.rowScales])
+                                  : Value();
+        Value columnScalePairs = columnLinear && columnCombined
+                                     ? scalePairsOf(args[sig.columnScales])
+                                     : Value();
+        Value lane = arith::IndexCastUIOp::create(
+            b, loc, b.getI32Type(),
+            gpu::LaneIdOp::create(b, loc, /*upperBound=*/nullptr));
+        emitPrefetchingLoop(
+            b, loc, local, ValueRange(),
+            [&](OpBuilder &nb, Location nl, Value region) {
+              return loadDualRuns(nb, nl, args[sig.input], region, g);
+            },
+            [&](OpBuilder &nb, Location nl, Value region, ValueRange loaded,
+                ValueRange) {
+              IndexMath nm{nb, nl};
+              DualLane l = locateDualLane(nb, nl, region, g);
+              std::array<DualBlock, 2> rowBlocks, columnBlocks;
+              for (int64_t t = 0; t < 2; ++t) {
+                Value rowRun =
+                    nm.add(nm.mul(l.rows[t], g.tileCols), l.tileCol);
+                rowBlocks[t] =
+                    quantizeDualBlock(nb, nl, loaded[t], std::nullopt,
+                                      rowScale, rowTable, rowSeed, rowRun, chip);
+                Value columnRun =
+                    nm.add(nm.mul(l.columnRow, g.tileRows),
+                           nm.add(nm.mul(l.pair, 2), nm.c(t)));
+                columnBlocks[t] = quantizeDualBlock(
+                    nb, nl, transposeTile16(nb, nl, loaded[t], lane),
+                    spec.rhtMask, columnScale, columnTable, columnSeed,
+                    columnRun, chip);
+              }
+
+              // Rowwise: the lower half warp keeps tile row 0 and receives
+              // the upper's (the odd column's), the upper keeps tile row 1
+              // and receives the lower's (the even column's).
+              auto trade = [&](Value mine0, Value mine1) {
+                Value received = gpu::ShuffleOp::create(
+                                     nb, nl,
+                                     arith::SelectOp::create(nb, nl, l.upper,
+                                                             mine0, mine1),
+                                     16, /*width=*/32, gpu::ShuffleMode::XOR)
+                                     .getShuffleResult();
+                return std::pair<Value, Value>{
+                    arith::SelectOp::create(nb, nl, l.upper, received, mine0),
+                    arith::SelectOp::create(nb, nl, l.upper, mine1, received)};
+              };
+              std::array<DualBlock, 2> rowPair;
+              for (int64_t w = 0; w < 2; ++w) {
+                auto [even, odd] =
+                    trade(rowBlocks[0].words[w], rowBlocks[1].words[w]);
+                rowPair[0].words[w] = even;
+                rowPair[1].words[w] = odd;
+              }
+              std::tie(rowPair[0].scaleCode, rowPair[1].scaleCode) =
+                  trade(rowBlocks[0].scaleCode, rowBlocks[1].scaleCode);
+              Value row = arith::SelectOp::create(nb, nl, l.upper, l.rows[1],
+                                                  l.rows[0]);
+              Value rowValid = arith::SelectOp::create(
+                  nb, nl, l.upper, l.secondValid, l.pairValid);
+              storeRunPair(
+                  nb, nl, rowPair,
+                  {arith::AndIOp::create(nb, nl, rowValid, l.evenColValid),
+                   arith::AndIOp::create(nb, nl, rowValid, l.oddColValid)},
+                  rowCombined, rowLinear, rowWords, args[sig.rowScales],
+                  rowScalePairs,
+                  nm.add(nm.mul(row, g.cols / 8), nm.mul(l.evenTileCol, 2)),
+                  [&](OpBuilder &sb, Location sl, int64_t k) {
+                    IndexMath sm{sb, sl};
+                    return scaleOffset(sm, spec.rowType, row,
+                                       sm.add(l.evenTileCol, sm.c(k)));
+                  });
+
+              // Columnwise: this lane's column of both tiles.
+              Value columnValid =
+                  arith::AndIOp::create(nb, nl, l.pairValid, l.colValid);
+              storeRunPair(
+                  nb, nl, columnBlocks,
+                  {columnValid,
+                   arith::AndIOp::create(nb, nl, columnValid, l.secondExists)},
+                  columnCombined, columnLinear, columnWords,
+                  args[sig.columnScales], columnScalePairs,
+                  nm.add(nm.mul(l.columnRow, g.rows / 8), nm.mul(l.pair, 4)),
+                  [&](OpBuilder &sb, Location sl, int64_t k) {
+                    IndexMath sm{sb, sl};
+                    return scaleOffset(sm, spec.columnType, l.columnRow,
+                                       sm.add(sm.mul(l.pair, 2), sm.c(k)));
+                  });
+              return SmallVector<Value>();
+            });
+      });
+}
+
+/// The amaxes a dual quantization computes for itself, from one read:
+/// with `rowAmax`, max |x| (into the first amax buffer); into the last, the
+/// columnwise amax -- the post-RHT amax of the transpose with `rhtMask`,
+/// else max |x| again. Persistent over the dual quantize kernel's groups,
+/// forward (the quantize kernel walks back).
+gpu::GPUFuncOp buildDualAmaxKernel(ModuleOp module, ArrayRef<int64_t> shape,
+                                   Type elementType, bool rowAmax,
+                                   std::optional<uint32_t> rhtMask,
+                                   const ChipInfo &chip,
+                                   PersistentSchedule &schedule) {
+  DualGeometry g(shape);
+  schedule = persistentSchedule(g.regions() * kThreadsPerBlock,
+                                /*reverse=*/false,
+                                kDualAmaxBlocksPerMultiprocessor, chip);
+  PersistentSchedule local = schedule;
+  std::string name = "nvfp4_dual_quantize_amax_" + shapeName(shape) + "x" +
+                     typeName(elementType) + (rowAmax ? "_row" : "") +
+                     (rhtMask ? "_rht_mask" + std::to_string(*rhtMask)
+                              : "_col");
+  Type amaxType =
+      MemRefType::get({1}, IntegerType::get(module.getContext(), 32));
+  SmallVector<Type> types = {MemRefType::get({product(shape)}, elementType)};
+  if (rowAmax)
+    types.push_back(amaxType);
+  types.push_back(amaxType);
+  KernelOptions options;
+  options.minBlocksPerMultiprocessor = kDualAmaxBlocksPerMultiprocessor;
+  return getOrCreateKernel(
+      module, name, types, options,
+      [&](OpBuilder &b, Location loc, ValueRange args) {
+        ScalarBuilder s(b, loc);
+        Value lane = arith::IndexCastUIOp::create(
+            b, loc, b.getI32Type(),
+            gpu::LaneIdOp::create(b, loc, /*upperBound=*/nullptr));
+        SmallVector<Value> result = emitPrefetchingLoop(
+            b, loc, local, ValueRange{s.f32(0.0f), s.f32(0.0f)},
+            [&](OpBuilder &nb, Location nl, Value region) {
+              return loadDualRuns(nb, nl, args[0], region, g);
+            },
+            [&](OpBuilder &nb, Location nl, Value, ValueRange loaded,
+                ValueRange carried) {
+              // Clamped lanes repeat valid runs: harmless for a max.
+              Value rowMax = carried[0], columnMax = carried[1];
+              for (Value run : loaded) {
+                if (rowAmax || !rhtMask)
+                  rowMax = arith::MaxNumFOp::create(
+                      nb, nl, rowMax,
+                      prepareRun(nb, nl, run, std::nullopt).amax);
+                if (rhtMask)
+                  columnMax = arith::MaxNumFOp::create(
+                      nb, nl, columnMax,
+                      prepareRun(nb, nl, transposeTile16(nb, nl, run, lane),
+                                 rhtMask)
+                          .amax);
+              }
+              return SmallVector<Value>{rowMax, columnMax};
+            });
+        if (rowAmax)
+          warpMaxToAmax(b, loc, result[0], args[1]);
+        warpMaxToAmax(b, loc, rhtMask ? result[1] : result[0], args.back());
+      });
+}
+
 /// 16-point RHT of each 16-element run (the butterfly of hadamardSixteen).
 gpu::GPUFuncOp buildHadamardKernel(ModuleOp module, RankedTensorType type,
                                    uint32_t signMask) {
@@ -1435,7 +2023,7 @@ struct AmaxToGPU : OpConversionPattern<AmaxOp> {
 /// the codes and scales of its transposed copy when one was asked for.
 struct QuantizedBuffers {
   Value codes, scales, amax;
-  Value transposedCodes, transposedScales;
+  Value transposedCodes, transposedScales, transposedAmax;
 };
 
 /// How a quantization gets its tensor amax.
@@ -1459,16 +2047,55 @@ bool isFunctionArgument(Value value) {
          isa_and_present<FunctionOpInterface>(region->getParentOp());
 }
 
+/// A quantization's amax as its kernel takes it: `param` is the kernel's
+/// amax argument -- the device buffer of FP32 bits, or with `argument` the
+/// f32 itself, which the kernel then writes to `buffer` -- and `buffer` the
+/// result's amax buffer.
+struct KernelAmax {
+  Value buffer, param;
+  bool argument = false;
+};
+
+/// The KernelAmax of `given`, or of the buffer an amax pass computed
+/// (`computed`) when none is given. A given amax that a kernel computed
+/// stays in its device buffer; one that is an argument of the host function
+/// is a kernel parameter (the manifest passes it; no memset launch); any
+/// other goes through a memset.
+KernelAmax kernelAmaxOf(OpBuilder &b, Location loc, AmaxInput given,
+                        Value computed) {
+  if (!given.value)
+    return {computed, computed, false};
+  if (given.argument)
+    return {allocDevice(b, loc, MemRefType::get({1}, b.getI32Type()), false),
+            given.value, true};
+  Value buffer = givenAmaxBuffer(b, loc, given.value);
+  return {buffer, buffer, false};
+}
+
+/// Device buffers for the codes and scales of a quantization to `type`;
+/// the swizzled layout's padding (rows to 128, scale columns to 4) is
+/// zero-filled, since the kernels write only the scales of real blocks.
+FailureOr<std::pair<Value, Value>>
+allocateQuantizedParts(OpBuilder &b, Location loc,
+                       const TypeConverter &converter,
+                       BlockScaledTensorType type) {
+  SmallVector<Type> partTypes;
+  if (failed(converter.convertType(type, partTypes)))
+    return failure();
+  bool padded = type.getLayout() != ScaleLayout::Linear &&
+                (type.getRows() % 128 != 0 || (type.getCols() / 16) % 4 != 0);
+  return std::pair<Value, Value>{
+      allocDevice(b, loc, cast<MemRefType>(partTypes[0]), false),
+      allocDevice(b, loc, cast<MemRefType>(partTypes[1]),
+                  /*zeroFill=*/padded)};
+}
+
 /// The device buffers of the quantization of the flat buffer `input` to
 /// `type`. The amax: an amax pass when none is given (with `rhtMask`, the
-/// fused post-RHT amax pass); a given amax that a kernel computed stays in
-/// its device buffer; one that is an argument of the host function is a
-/// kernel parameter, and the quantize kernel writes it to the result's
-/// amax buffer (no memset launch); any other goes through a memset. With
-/// `rhtMask` the RHT of `input` (1x16 blocks only) is computed in the
-/// quantize kernel; with `transposedCopy` (16x16, linear scales) the
-/// kernel also writes the nvfp4.transpose of the result (of type
-/// `transposedType`).
+/// fused post-RHT amax pass), else kernelAmaxOf's rules. With `rhtMask`
+/// the RHT of `input` (1x16 blocks only) is computed in the quantize
+/// kernel; with `transposedCopy` (16x16, linear scales) the kernel also
+/// writes the nvfp4.transpose of the result (of type `transposedType`).
 FailureOr<QuantizedBuffers>
 quantizeToBuffers(ConversionPatternRewriter &rewriter, Location loc,
                   const TypeConverter &converter, ModuleOp module,
@@ -1478,39 +2105,27 @@ quantizeToBuffers(ConversionPatternRewriter &rewriter, Location loc,
   bool transposedCopy = static_cast<bool>(transposedType);
   auto inputType = cast<MemRefType>(input.getType());
   int64_t count = inputType.getNumElements();
-  bool amaxArgument = given.value && given.argument && count > 0;
-  Value amax, amaxParam;
-  if (!given.value) {
-    amax = rhtMask
-               ? launchHadamardAmax(rewriter, loc, module, input, *rhtMask, chip)
-               : launchAmax(rewriter, loc, module, input, chip);
-    amaxParam = amax;
-  } else if (amaxArgument) {
-    amax = allocDevice(rewriter, loc,
-                       MemRefType::get({1}, rewriter.getI32Type()), false);
-    amaxParam = given.value;
-  } else {
-    amax = givenAmaxBuffer(rewriter, loc, given.value);
-    amaxParam = amax;
-  }
+  Value computed;
+  if (!given.value)
+    computed = rhtMask ? launchHadamardAmax(rewriter, loc, module, input,
+                                            *rhtMask, chip)
+                       : launchAmax(rewriter, loc, module, input, chip);
+  if (count == 0)
+    given.argument = false;
+  KernelAmax amax = kernelAmaxOf(rewriter, loc, given, computed);
 
-  SmallVector<Type> partTypes;
-  if (failed(converter.convertType(type, partTypes)))
+  FailureOr<std::pair<Value, Value>> parts =
+      allocateQuantizedParts(rewriter, loc, converter, type);
+  if (failed(parts))
     return failure();
   QuantizedBuffers result;
-  result.amax = amax;
-  result.codes = allocDevice(rewriter, loc, cast<MemRefType>(partTypes[0]),
-                             false);
-  // The swizzled layout's padding (rows to 128, scale columns to 4) must
-  // read as zero scales; without padding every byte is written.
-  bool padded = type.getLayout() != ScaleLayout::Linear &&
-                (type.getRows() % 128 != 0 || (type.getCols() / 16) % 4 != 0);
-  result.scales = allocDevice(rewriter, loc, cast<MemRefType>(partTypes[1]),
-                              /*zeroFill=*/padded);
+  result.amax = amax.buffer;
+  result.codes = parts->first;
+  result.scales = parts->second;
   if (count == 0)
     return result;
 
-  SmallVector<Value> args = {input, amaxParam,
+  SmallVector<Value> args = {input, amax.param,
                              flatten(rewriter, loc, result.codes),
                              flatten(rewriter, loc, result.scales)};
   if (transposedCopy) {
@@ -1521,11 +2136,14 @@ quantizeToBuffers(ConversionPatternRewriter &rewriter, Location loc,
         rewriter, loc, cast<MemRefType>(transposedParts[0]), false);
     result.transposedScales = allocDevice(
         rewriter, loc, cast<MemRefType>(transposedParts[1]), false);
+    result.transposedAmax = allocDevice(
+        rewriter, loc, cast<MemRefType>(transposedParts[2]), false);
     args.push_back(flatten(rewriter, loc, result.transposedCodes));
     args.push_back(flatten(rewriter, loc, result.transposedScales));
+    args.push_back(result.transposedAmax);
   }
-  if (amaxArgument)
-    args.push_back(amax);
+  if (amax.argument)
+    args.push_back(amax.buffer);
   if (stochastic)
     args.push_back(seed);
   Type elementType = inputType.getElementType();
@@ -1533,9 +2151,9 @@ quantizeToBuffers(ConversionPatternRewriter &rewriter, Location loc,
   gpu::GPUFuncOp kernel =
       type.getBlockRows() == 1
           ? buildRowQuantizeKernel(module, type, elementType, stochastic,
-                                   rhtMask, amaxArgument, chip, schedule)
+                                   rhtMask, amax.argument, chip, schedule)
           : buildTileQuantizeKernel(module, type, elementType, stochastic,
-                                    amaxArgument, transposedCopy, chip,
+                                    amax.argument, transposedCopy, chip,
                                     schedule);
   launchKernel(rewriter, loc, kernel, schedule.blocks * kThreadsPerBlock,
                kThreadsPerBlock, args);
@@ -1578,9 +2196,118 @@ struct QuantizeToGPU : OpConversionPattern<QuantizeOp> {
     for (TransposeOp transpose : transposes)
       rewriter.replaceOpWithMultiple(
           transpose,
-          {{parts->transposedCodes, parts->transposedScales, parts->amax}});
+          {{parts->transposedCodes, parts->transposedScales,
+            parts->transposedAmax}});
     rewriter.replaceOpWithMultiple(
         op, {{parts->codes, parts->scales, parts->amax}});
+    return success();
+  }
+
+  const ChipInfo &chip;
+};
+
+/// nvfp4.dual_quantize: the amax pass its default amaxes need (one read of
+/// the input for both; none when both are given), then one kernel that
+/// reads the input once and writes both quantizations.
+struct DualQuantizeToGPU : OpConversionPattern<DualQuantizeOp> {
+  DualQuantizeToGPU(const TypeConverter &converter, MLIRContext *ctx,
+                    const ChipInfo &chip)
+      : OpConversionPattern(converter, ctx), chip(chip) {}
+
+  LogicalResult
+  matchAndRewrite(DualQuantizeOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    ModuleOp module = op->getParentOfType<ModuleOp>();
+    Value input = tensorToFlatBuffer(rewriter, loc, adaptor.getInput().front());
+    auto inputType = cast<RankedTensorType>(op.getInput().getType());
+    DualQuantizeSpec spec;
+    spec.shape.assign(inputType.getShape().begin(), inputType.getShape().end());
+    spec.elementType = inputType.getElementType();
+    spec.rowType = op.getRowwise().getType();
+    spec.columnType = op.getColumnwise().getType();
+    spec.rowStochastic = op.getRounding() == RoundingMode::Stochastic;
+    spec.columnStochastic =
+        op.getColumnwiseRounding() == RoundingMode::Stochastic;
+    spec.rhtMask = op.getHadamard();
+
+    AmaxInput rowGiven, columnGiven;
+    if (!adaptor.getAmax().empty())
+      rowGiven = {adaptor.getAmax().front(), isFunctionArgument(op.getAmax())};
+    if (!adaptor.getColumnwiseAmax().empty())
+      columnGiven = {adaptor.getColumnwiseAmax().front(),
+                     isFunctionArgument(op.getColumnwiseAmax())};
+    // The amaxes to compute: both from one pass (the columnwise one after
+    // the RHT of the transpose, or equal to the rowwise one), or one.
+    Value rowComputed, columnComputed;
+    auto newAmaxBuffer = [&] {
+      return allocDevice(rewriter, loc,
+                         MemRefType::get({1}, rewriter.getI32Type()),
+                         /*zeroFill=*/true);
+    };
+    auto launchDualAmax = [&](bool rowAmax) {
+      SmallVector<Value> args = {input};
+      if (rowAmax)
+        args.push_back(rowComputed = newAmaxBuffer());
+      args.push_back(columnComputed = newAmaxBuffer());
+      PersistentSchedule schedule{};
+      gpu::GPUFuncOp kernel =
+          buildDualAmaxKernel(module, spec.shape, spec.elementType, rowAmax,
+                              spec.rhtMask, chip, schedule);
+      launchKernel(rewriter, loc, kernel, schedule.blocks * kThreadsPerBlock,
+                   kThreadsPerBlock, args);
+    };
+    if (!rowGiven.value && !columnGiven.value)
+      launchDualAmax(/*rowAmax=*/true);
+    else if (!columnGiven.value && spec.rhtMask)
+      launchDualAmax(/*rowAmax=*/false);
+    else if (!columnGiven.value)
+      columnComputed = launchAmax(rewriter, loc, module, input, chip);
+    else if (!rowGiven.value)
+      rowComputed = launchAmax(rewriter, loc, module, input, chip);
+    KernelAmax row = kernelAmaxOf(rewriter, loc, rowGiven, rowComputed);
+    KernelAmax column =
+        kernelAmaxOf(rewriter, loc, columnGiven, columnComputed);
+    // One amax buffer for both parts (an amax a kernel computed, given to
+    // both): the kernel copies it, so that each result has its own buffer.
+    bool columnCopy = !row.argument && !column.argument &&
+                      row.buffer == column.buffer;
+    if (columnCopy)
+      column.buffer = allocDevice(
+          rewriter, loc, MemRefType::get({1}, rewriter.getI32Type()), false);
+    spec.rowAmaxArgument = row.argument;
+    spec.columnAmaxArgument = column.argument;
+    spec.columnAmaxCopy = columnCopy;
+
+    FailureOr<std::pair<Value, Value>> rowParts =
+        allocateQuantizedParts(rewriter, loc, *getTypeConverter(), spec.rowType);
+    FailureOr<std::pair<Value, Value>> columnParts = allocateQuantizedParts(
+        rewriter, loc, *getTypeConverter(), spec.columnType);
+    if (failed(rowParts) || failed(columnParts))
+      return rewriter.notifyMatchFailure(op, "unconvertible result type");
+    SmallVector<Value> args = {
+        input,
+        row.param,
+        column.param,
+        flatten(rewriter, loc, rowParts->first),
+        flatten(rewriter, loc, rowParts->second),
+        flatten(rewriter, loc, columnParts->first),
+        flatten(rewriter, loc, columnParts->second)};
+    if (row.argument)
+      args.push_back(row.buffer);
+    if (column.argument || columnCopy)
+      args.push_back(column.buffer);
+    if (spec.rowStochastic)
+      args.push_back(adaptor.getSeed().front());
+    if (spec.columnStochastic)
+      args.push_back(adaptor.getColumnwiseSeed().front());
+    PersistentSchedule schedule{};
+    gpu::GPUFuncOp kernel = buildDualQuantizeKernel(module, spec, chip, schedule);
+    launchKernel(rewriter, loc, kernel, schedule.blocks * kThreadsPerBlock,
+                 kThreadsPerBlock, args);
+    rewriter.replaceOpWithMultiple(
+        op, {{rowParts->first, rowParts->second, row.buffer},
+             {columnParts->first, columnParts->second, column.buffer}});
     return success();
   }
 
@@ -1679,5 +2406,6 @@ void mlir::nvfp4::populateQuantizeToGPUPatterns(const TypeConverter &converter,
                                                 const ChipInfo &chip) {
   MLIRContext *ctx = patterns.getContext();
   patterns.add<DequantizeToGPU, HadamardToGPU>(converter, ctx);
-  patterns.add<AmaxToGPU, QuantizeToGPU>(converter, ctx, chip);
+  patterns.add<AmaxToGPU, QuantizeToGPU, DualQuantizeToGPU>(converter, ctx,
+                                                            chip);
 }

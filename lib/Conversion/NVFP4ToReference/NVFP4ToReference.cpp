@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "nvfp4/Conversion/NVFP4ToReference/NVFP4ToReference.h"
+#include "TensorBuilders.h"
 #include "nvfp4/Conversion/Passes.h"
 #include "nvfp4/Conversion/Utils/BoundaryConversion.h"
 #include "nvfp4/Dialect/NVFP4/IR/NVFP4Ops.h"
@@ -45,6 +46,24 @@ void mlir::nvfp4::populateNVFP4ToReferencePatterns(
   populateQuantizeToReferencePatterns(converter, patterns);
   populateMatmulToReferencePatterns(converter, patterns);
   populatePackingToReferencePatterns(converter, patterns);
+}
+
+std::pair<QuantizeOp, QuantizeOp>
+mlir::nvfp4::decomposeDualQuantize(RewriterBase &rewriter, DualQuantizeOp op) {
+  OpBuilder::InsertionGuard guard(rewriter);
+  rewriter.setInsertionPoint(op);
+  Location loc = op.getLoc();
+  auto rowwise = QuantizeOp::create(
+      rewriter, loc, op.getRowwise().getType(), op.getInput(), op.getAmax(),
+      op.getSeed(), op.getRounding(), /*hadamard=*/nullptr);
+  Value transposed = reference::transposeLastTwo(rewriter, loc, op.getInput());
+  auto columnwise = QuantizeOp::create(
+      rewriter, loc, op.getColumnwise().getType(), transposed,
+      op.getColumnwiseAmax(), op.getColumnwiseSeed(),
+      op.getColumnwiseRounding(), op.getHadamardAttr());
+  rewriter.replaceOp(op, ValueRange{rowwise.getResult(),
+                                    columnwise.getResult()});
+  return {rowwise, columnwise};
 }
 
 /// Ops that the conversion rewrites or whose block-scaled operands and
@@ -104,11 +123,14 @@ struct ConvertNVFP4ToReferencePass
         failed(checkBlockScaledUsers(getOperation())))
       return signalPassFailure();
     // The epilogue-quantizing GEMM is, on the CPU, the GEMM and the
-    // quantization it stands for.
+    // quantization it stands for; the dual quantization is its two
+    // quantizations.
     IRRewriter rewriter(ctx);
     getOperation().walk([&](ScaledMatmulQuantizeOp op) {
       op.decompose(rewriter);
     });
+    getOperation().walk(
+        [&](DualQuantizeOp op) { decomposeDualQuantize(rewriter, op); });
     ReferenceTypeConverter converter;
     RewritePatternSet patterns(ctx);
     populateNVFP4ToReferencePatterns(converter, patterns);

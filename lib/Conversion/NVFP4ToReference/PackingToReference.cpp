@@ -118,22 +118,6 @@ struct SwizzleScalesOpLowering : OpConversionPattern<SwizzleScalesOp> {
   }
 };
 
-/// Swaps the last two dimensions of a static tensor (linalg.transpose).
-static Value transposeLastTwo(OpBuilder &b, Location loc, Value input) {
-  auto type = cast<RankedTensorType>(input.getType());
-  int64_t rank = type.getRank();
-  SmallVector<int64_t> permutation =
-      llvm::to_vector(llvm::seq<int64_t>(0, rank));
-  std::swap(permutation[rank - 2], permutation[rank - 1]);
-  SmallVector<int64_t> shape;
-  for (int64_t dim : permutation)
-    shape.push_back(type.getDimSize(dim));
-  Value init =
-      tensor::EmptyOp::create(b, loc, shape, type.getElementType());
-  return linalg::TransposeOp::create(b, loc, input, init, permutation)
-      .getResult()[0];
-}
-
 struct TransposeOpLowering : OpConversionPattern<TransposeOp> {
   using OpConversionPattern::OpConversionPattern;
 

@@ -46,6 +46,20 @@ Value reference::emptyTensor(OpBuilder &b, Location loc,
   return tensor::EmptyOp::create(b, loc, shape, elementType);
 }
 
+Value reference::transposeLastTwo(OpBuilder &b, Location loc, Value input) {
+  auto type = cast<RankedTensorType>(input.getType());
+  int64_t rank = type.getRank();
+  SmallVector<int64_t> permutation =
+      llvm::to_vector(llvm::seq<int64_t>(0, rank));
+  std::swap(permutation[rank - 2], permutation[rank - 1]);
+  SmallVector<int64_t> shape;
+  for (int64_t dim : permutation)
+    shape.push_back(type.getDimSize(dim));
+  Value init = emptyTensor(b, loc, shape, type.getElementType());
+  return linalg::TransposeOp::create(b, loc, input, init, permutation)
+      .getResult()[0];
+}
+
 Value reference::filledTensor(OpBuilder &b, Location loc,
                               ArrayRef<int64_t> shape, Value value) {
   Value empty = emptyTensor(b, loc, shape, value.getType());

@@ -29,6 +29,10 @@ Value reshape(OpBuilder &b, Location loc, Value tensor,
 Value emptyTensor(OpBuilder &b, Location loc, ArrayRef<int64_t> shape,
                   Type elementType);
 
+/// The transpose of the last two dimensions of a static tensor
+/// (linalg.transpose into a tensor.empty).
+Value transposeLastTwo(OpBuilder &b, Location loc, Value input);
+
 /// A tensor of `shape` filled with `value`.
 Value filledTensor(OpBuilder &b, Location loc, ArrayRef<int64_t> shape,
                    Value value);

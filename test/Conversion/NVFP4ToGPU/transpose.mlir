@@ -21,7 +21,9 @@ func.func @transpose(%q: !nvfp4.tensor<2x32x64xf4E2M1FN, scale = f8E4M3FN, block
 }
 
 // The transpose of a quantization in the same function is written by the
-// quantize kernel: one kernel, both copies, the amax buffer shared.
+// quantize kernel: one kernel, both copies; the kernel also copies the amax
+// into the transposed copy's own buffer (each result of the host function
+// has a buffer of its own in the kernel manifest).
 // CHECK-LABEL: func.func @quantize_and_transpose
 // CHECK-NOT: nvfp4_transpose
 // CHECK: %[[AMAX:.*]] = gpu.alloc () : memref<1xi32>
@@ -29,10 +31,11 @@ func.func @transpose(%q: !nvfp4.tensor<2x32x64xf4E2M1FN, scale = f8E4M3FN, block
 // CHECK: %[[QS:.*]] = gpu.alloc () : memref<2x4xi8>
 // CHECK: %[[TC:.*]] = gpu.alloc () : memref<64x16xi8>
 // CHECK: %[[TS:.*]] = gpu.alloc () : memref<4x2xi8>
+// CHECK: %[[TA:.*]] = gpu.alloc () : memref<1xi32>
 // CHECK: gpu.launch_func @nvfp4_kernels::@nvfp4_quantize_32x64xbf16_16x16_rn_and_transpose
-// CHECK-SAME: %[[AMAX]] : memref<1xi32>, %{{.*}} : memref<1024xi8>, %{{.*}} : memref<8xi8>, %{{.*}} : memref<1024xi8>, %{{.*}} : memref<8xi8>)
+// CHECK-SAME: %[[AMAX]] : memref<1xi32>, %{{.*}} : memref<1024xi8>, %{{.*}} : memref<8xi8>, %{{.*}} : memref<1024xi8>, %{{.*}} : memref<8xi8>, %[[TA]] : memref<1xi32>)
 // CHECK-NOT: launch_func
-// CHECK: return %[[QC]], %[[QS]], %[[AMAX]], %[[TC]], %[[TS]], %[[AMAX]]
+// CHECK: return %[[QC]], %[[QS]], %[[AMAX]], %[[TC]], %[[TS]], %[[TA]]
 func.func @quantize_and_transpose(%w: tensor<32x64xbf16>)
     -> (!nvfp4.tensor<32x64xf4E2M1FN, scale = f8E4M3FN, block = 16x16>,
         !nvfp4.tensor<64x32xf4E2M1FN, scale = f8E4M3FN, block = 16x16>) {

@@ -78,3 +78,29 @@ func.func @hadamard(%x: tensor<2x32xbf16>) -> tensor<2x32xbf16> {
   %h = nvfp4.hadamard %x : tensor<2x32xbf16>
   return %h : tensor<2x32xbf16>
 }
+
+// nvfp4.dual_quantize is its two quantizations: the rowwise one of the
+// input with the given amax (no tensor reduction before its block amaxes),
+// and the columnwise one of the input's transpose (last two dimensions
+// swapped) with the RHT and its own amax pass over the transformed tensor.
+// CHECK-LABEL: func.func @dual_quantize
+// CHECK-SAME: (%[[X:.*]]: tensor<2x16x32xbf16>, %[[A:.*]]: f32, %{{.*}}: i64) -> (tensor<2x16x32xi8>, tensor<2x16x2xi8>, f32, tensor<2x32x16xi8>, tensor<2x32x1xi8>, f32)
+// CHECK-NOT: dimensions = [0, 1, 2, 3]
+// CHECK: linalg.reduce ins(%{{.*}} : tensor<32x1x2x16xbf16>) {{.*}} dimensions = [1, 3]
+// CHECK: %[[T:.*]] = linalg.transpose ins(%[[X]] : tensor<2x16x32xbf16>) outs(%{{.*}} : tensor<2x32x16xbf16>) permutation = [0, 2, 1]
+// CHECK: tensor.collapse_shape %[[T]]
+// CHECK: linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<64x16xbf16>, tensor<16xi1>)
+// CHECK: arith.negf
+// CHECK: linalg.reduce ins(%{{.*}} : tensor<64x1x1x16xbf16>) {{.*}} dimensions = [0, 1, 2, 3]
+// CHECK: return %{{.*}}, %{{.*}}, %[[A]], %{{.*}}, %{{.*}}, %{{.*}} :
+// CHECK-NOT: nvfp4.
+func.func @dual_quantize(%x: tensor<2x16x32xbf16>, %a: f32, %s: i64)
+    -> (!nvfp4.tensor<2x16x32xf4E2M1FN, scale = f8E4M3FN, block = 1x16>,
+        !nvfp4.tensor<2x32x16xf4E2M1FN, scale = f8E4M3FN, block = 1x16>) {
+  %r, %c = nvfp4.dual_quantize %x amax(%a) columnwise hadamard(55272)
+      rounding<stochastic> seed(%s) : tensor<2x16x32xbf16>
+      -> !nvfp4.tensor<2x16x32xf4E2M1FN, scale = f8E4M3FN, block = 1x16>,
+         !nvfp4.tensor<2x32x16xf4E2M1FN, scale = f8E4M3FN, block = 1x16>
+  return %r, %c : !nvfp4.tensor<2x16x32xf4E2M1FN, scale = f8E4M3FN, block = 1x16>,
+                  !nvfp4.tensor<2x32x16xf4E2M1FN, scale = f8E4M3FN, block = 1x16>
+}

@@ -212,6 +212,64 @@ func.func @quantize_unknown_rounding(%x: tensor<16x32xbf16>) {
 }
 
 //===----------------------------------------------------------------------===//
+// nvfp4.dual_quantize
+//===----------------------------------------------------------------------===//
+
+// -----
+
+func.func @dual_quantize_c1(%x: tensor<32x48xbf16>) {
+  // expected-error @+1 {{'nvfp4.dual_quantize' op input shape 32x48 does not match rowwise result shape 32x64}}
+  %r, %c = nvfp4.dual_quantize %x columnwise : tensor<32x48xbf16>
+      -> !nvfp4.tensor<32x64xf4E2M1FN, scale = f8E4M3FN, block = 1x16>, !nvfp4.tensor<64x32xf4E2M1FN, scale = f8E4M3FN, block = 1x16>
+  return
+}
+
+// -----
+
+func.func @dual_quantize_c2(%x: tensor<32x64xbf16>) {
+  // expected-error @+1 {{'nvfp4.dual_quantize' op columnwise result shape 32x64 should be 64x32 (the input's with the last two dimensions swapped)}}
+  %r, %c = nvfp4.dual_quantize %x columnwise : tensor<32x64xbf16>
+      -> !nvfp4.tensor<32x64xf4E2M1FN, scale = f8E4M3FN, block = 1x16>, !nvfp4.tensor<32x64xf4E2M1FN, scale = f8E4M3FN, block = 1x16>
+  return
+}
+
+// -----
+
+func.func @dual_quantize_c3(%x: tensor<32x64xbf16>) {
+  // expected-error @+1 {{'nvfp4.dual_quantize' op the columnwise result must have 1x16 blocks, got 16x16}}
+  %r, %c = nvfp4.dual_quantize %x columnwise : tensor<32x64xbf16>
+      -> !nvfp4.tensor<32x64xf4E2M1FN, scale = f8E4M3FN, block = 1x16>, !nvfp4.tensor<64x32xf4E2M1FN, scale = f8E4M3FN, block = 16x16>
+  return
+}
+
+// -----
+
+func.func @dual_quantize_c4_missing_seed(%x: tensor<32x64xbf16>, %s: i64) {
+  // expected-error @+1 {{'nvfp4.dual_quantize' op stochastic rounding of the columnwise part requires a seed operand}}
+  %r, %c = nvfp4.dual_quantize %x rounding<stochastic> seed(%s)
+      columnwise rounding<stochastic> : tensor<32x64xbf16> -> !nvfp4.tensor<32x64xf4E2M1FN, scale = f8E4M3FN, block = 1x16>, !nvfp4.tensor<64x32xf4E2M1FN, scale = f8E4M3FN, block = 1x16>
+  return
+}
+
+// -----
+
+func.func @dual_quantize_c4_seed_without_sr(%x: tensor<32x64xbf16>, %s: i64) {
+  // expected-error @+1 {{'nvfp4.dual_quantize' op a seed of the rowwise part is only meaningful with rounding<stochastic>}}
+  %r, %c = nvfp4.dual_quantize %x seed(%s) columnwise
+      : tensor<32x64xbf16> -> !nvfp4.tensor<32x64xf4E2M1FN, scale = f8E4M3FN, block = 1x16>, !nvfp4.tensor<64x32xf4E2M1FN, scale = f8E4M3FN, block = 1x16>
+  return
+}
+
+// -----
+
+func.func @dual_quantize_c5(%x: tensor<32x64xf32>) {
+  // expected-error @+1 {{'nvfp4.dual_quantize' op with hadamard, the input must be BF16, got 'tensor<32x64xf32>'}}
+  %r, %c = nvfp4.dual_quantize %x columnwise hadamard(55272)
+      : tensor<32x64xf32> -> !nvfp4.tensor<32x64xf4E2M1FN, scale = f8E4M3FN, block = 1x16>, !nvfp4.tensor<64x32xf4E2M1FN, scale = f8E4M3FN, block = 1x16>
+  return
+}
+
+//===----------------------------------------------------------------------===//
 // nvfp4.dequantize
 //===----------------------------------------------------------------------===//
 

@@ -148,6 +148,29 @@ func.func @transpose(%q: !nvfp4.tensor<2x32x64xf4E2M1FN, scale = f8E4M3FN, block
   return %0 : !nvfp4.tensor<2x64x32xf4E2M1FN, scale = f8E4M3FN, block = 16x16>
 }
 
+// Every optional part of both quantizations, a batched f32 input with
+// swizzled scales on one side, and the bare form.
+// CHECK-LABEL: func @dual_quantize
+// CHECK: nvfp4.dual_quantize %{{.*}} amax(%{{.*}}) rounding<stochastic> seed(%{{.*}}) columnwise amax(%{{.*}}) hadamard(55272) rounding<stochastic> seed(%{{.*}}) : tensor<32x64xbf16> -> !nvfp4.tensor<32x64xf4E2M1FN, scale = f8E4M3FN, block = 1x16>, !nvfp4.tensor<64x32xf4E2M1FN, scale = f8E4M3FN, block = 1x16>
+// CHECK: nvfp4.dual_quantize %{{.*}} columnwise : tensor<2x16x48xf32> -> !nvfp4.tensor<2x16x48xf4E2M1FN, scale = f8E4M3FN, block = 1x16, layout = swizzled_128x4>, !nvfp4.tensor<2x48x16xf4E2M1FN, scale = f8E4M3FN, block = 1x16>
+// CHECK: nvfp4.dual_quantize %{{.*}} columnwise hadamard(255) : tensor<32x64xbf16>
+func.func @dual_quantize(%x: tensor<32x64xbf16>, %y: tensor<2x16x48xf32>,
+                         %a: f32, %b: f32, %s: i64, %t: i64) {
+  %r0, %c0 = nvfp4.dual_quantize %x amax(%a) rounding<stochastic> seed(%s)
+      columnwise amax(%b) hadamard(55272) rounding<stochastic> seed(%t)
+      : tensor<32x64xbf16>
+      -> !nvfp4.tensor<32x64xf4E2M1FN, scale = f8E4M3FN, block = 1x16>,
+         !nvfp4.tensor<64x32xf4E2M1FN, scale = f8E4M3FN, block = 1x16>
+  %r1, %c1 = nvfp4.dual_quantize %y columnwise : tensor<2x16x48xf32>
+      -> !nvfp4.tensor<2x16x48xf4E2M1FN, scale = f8E4M3FN, block = 1x16, layout = swizzled_128x4>,
+         !nvfp4.tensor<2x48x16xf4E2M1FN, scale = f8E4M3FN, block = 1x16>
+  %r2, %c2 = nvfp4.dual_quantize %x columnwise hadamard(255)
+      : tensor<32x64xbf16>
+      -> !nvfp4.tensor<32x64xf4E2M1FN, scale = f8E4M3FN, block = 1x16>,
+         !nvfp4.tensor<64x32xf4E2M1FN, scale = f8E4M3FN, block = 1x16>
+  return
+}
+
 // Model annotations are verified by the dialect but otherwise untouched.
 // CHECK-LABEL: func @annotations
 // CHECK-SAME: {nvfp4.weight}

@@ -13,7 +13,11 @@
 #ifndef NVFP4_CONVERSION_NVFP4TOREFERENCE_NVFP4TOREFERENCE_H
 #define NVFP4_CONVERSION_NVFP4TOREFERENCE_NVFP4TOREFERENCE_H
 
+#include "nvfp4/Dialect/NVFP4/IR/NVFP4Ops.h"
+
 #include "mlir/Transforms/DialectConversion.h"
+
+#include <utility>
 
 namespace mlir {
 class RewritePatternSet;
@@ -39,6 +43,14 @@ void populateMatmulToReferencePatterns(const TypeConverter &converter,
 /// nvfp4.pack, nvfp4.unpack and nvfp4.swizzle_scales.
 void populatePackingToReferencePatterns(const TypeConverter &converter,
                                         RewritePatternSet &patterns);
+
+/// Replaces `op` by the two nvfp4.quantize ops it stands for -- the
+/// rowwise one of its input and the columnwise one of a linalg.transpose of
+/// the input (last two dimensions) -- and returns them (rowwise,
+/// columnwise). The reference lowering runs on this form; any lowering
+/// without a fused kernel can.
+std::pair<QuantizeOp, QuantizeOp> decomposeDualQuantize(RewriterBase &rewriter,
+                                                        DualQuantizeOp op);
 
 /// All of the above.
 void populateNVFP4ToReferencePatterns(const TypeConverter &converter,

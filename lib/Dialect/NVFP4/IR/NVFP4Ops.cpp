@@ -135,6 +135,57 @@ LogicalResult QuantizeOp::verify() {
 }
 
 //===----------------------------------------------------------------------===//
+// DualQuantizeOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult DualQuantizeOp::verify() {
+  auto inputType = cast<RankedTensorType>(getInput().getType());
+  BlockScaledTensorType rowType = getRowwise().getType();
+  BlockScaledTensorType columnType = getColumnwise().getType();
+  // dual_quantize_c1
+  if (inputType.getShape() != rowType.getShape())
+    return emitOpError("input shape ")
+           << formatShape(inputType.getShape())
+           << " does not match rowwise result shape "
+           << formatShape(rowType.getShape());
+  // dual_quantize_c2
+  SmallVector<int64_t> transposed(inputType.getShape());
+  std::swap(transposed[transposed.size() - 2], transposed.back());
+  if (columnType.getShape() != ArrayRef<int64_t>(transposed))
+    return emitOpError("columnwise result shape ")
+           << formatShape(columnType.getShape()) << " should be "
+           << formatShape(transposed)
+           << " (the input's with the last two dimensions swapped)";
+  // dual_quantize_c3
+  for (auto [name, type] : {std::pair{"rowwise", rowType},
+                            std::pair{"columnwise", columnType}})
+    if (type.getBlockRows() != 1)
+      return emitOpError("the ")
+             << name << " result must have 1x16 blocks, got "
+             << formatBlockShape(type.getBlockShape());
+  // dual_quantize_c4
+  auto checkSeed = [&](StringRef name, RoundingMode rounding,
+                       Value seed) -> LogicalResult {
+    if (rounding == RoundingMode::Stochastic && !seed)
+      return emitOpError("stochastic rounding of the ")
+             << name << " part requires a seed operand";
+    if (rounding != RoundingMode::Stochastic && seed)
+      return emitOpError("a seed of the ")
+             << name << " part is only meaningful with rounding<stochastic>";
+    return success();
+  };
+  if (failed(checkSeed("rowwise", getRounding(), getSeed())) ||
+      failed(checkSeed("columnwise", getColumnwiseRounding(),
+                       getColumnwiseSeed())))
+    return failure();
+  // dual_quantize_c5
+  if (getHadamard() && !inputType.getElementType().isBF16())
+    return emitOpError("with hadamard, the input must be BF16, got ")
+           << inputType;
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
 // DequantizeOp
 //===----------------------------------------------------------------------===//
 

@@ -5,7 +5,8 @@
 // Independent fusions of the quantizations nvfp4-apply-recipe creates: one
 // amax per tensor, one 16x16 quantization per weight for fprop and dgrad,
 // RHTs folded into the quantizations (and amaxes) that consume them, the
-// amax of a GEMM output computed in that GEMM's epilogue, and no dead
+// amax of a GEMM output computed in that GEMM's epilogue, the rowwise and
+// columnwise quantizations of one tensor from one read, and no dead
 // quantizations.
 //
 //===----------------------------------------------------------------------===//
@@ -17,6 +18,7 @@
 
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "llvm/ADT/SetVector.h"
 
@@ -401,6 +403,103 @@ void mlir::nvfp4::populateFuseEpilogueQuantizationPatterns(
 }
 
 //===----------------------------------------------------------------------===//
+// fuse-dual-quantization
+//===----------------------------------------------------------------------===//
+
+/// Collects the ops to move before `point` so that `value` is available
+/// there, operands before users: none if it is already; else its defining
+/// op, which must be a pure, region-free op of point's block (a seed
+/// constant, the mixing of a seed argument), and what it needs in turn.
+static LogicalResult collectHoistable(Value value, Operation *point,
+                                      llvm::SetVector<Operation *> &ops) {
+  if (availableBefore(value, point))
+    return success();
+  Operation *def = value.getDefiningOp();
+  if (!def || def->getBlock() != point->getBlock() ||
+      def->getNumRegions() != 0 || !isPure(def))
+    return failure();
+  if (ops.contains(def))
+    return success();
+  for (Value operand : def->getOperands())
+    if (failed(collectHoistable(operand, point, ops)))
+      return failure();
+  ops.insert(def);
+  return success();
+}
+
+namespace {
+/// quantize(X) (1x16, no RHT) and quantize(transpose(X)) (1x16, with or
+/// without the RHT) become one nvfp4.dual_quantize of X in the place of the
+/// earlier of the two: one kernel reads X once for both, and neither the
+/// transposed tensor nor its RHT is materialized. Both keep their amax,
+/// rounding and seed, so the bytes do not change.
+struct FuseDualQuantizationPattern : public CountingPattern<QuantizeOp> {
+  using CountingPattern::CountingPattern;
+
+  LogicalResult matchAndRewrite(QuantizeOp columnwise,
+                                PatternRewriter &rewriter) const override {
+    if (columnwise.getType().getBlockRows() != 1)
+      return rewriter.notifyMatchFailure(columnwise,
+                                         "not a 1x16 quantization");
+    Value input = transposedSource(columnwise.getInput().getDefiningOp());
+    if (!input)
+      return rewriter.notifyMatchFailure(
+          columnwise, "does not quantize a transpose of the last two "
+                      "dimensions");
+    // The first rowwise quantization of the same tensor in this block.
+    QuantizeOp rowwise;
+    for (Operation *user : input.getUsers()) {
+      auto candidate = dyn_cast<QuantizeOp>(user);
+      if (!candidate || candidate.getInput() != input ||
+          candidate.getHadamard() ||
+          candidate.getType().getBlockRows() != 1 ||
+          candidate->getBlock() != columnwise->getBlock())
+        continue;
+      if (!rowwise || candidate->isBeforeInBlock(rowwise))
+        rowwise = candidate;
+    }
+    if (!rowwise)
+      return rewriter.notifyMatchFailure(
+          columnwise, "no 1x16 quantization without RHT of the transposed "
+                      "tensor in the same block");
+
+    // The fused op takes the earlier one's place; what the later one reads
+    // must be available there (pure producers in between are moved up).
+    bool rowwiseFirst = rowwise->isBeforeInBlock(columnwise);
+    Operation *first = rowwiseFirst ? rowwise.getOperation()
+                                    : columnwise.getOperation();
+    QuantizeOp later = rowwiseFirst ? columnwise : rowwise;
+    llvm::SetVector<Operation *> hoisted;
+    for (Value operand : SmallVector<Value>{later.getAmax(), later.getSeed()})
+      if (operand && failed(collectHoistable(operand, first, hoisted)))
+        return rewriter.notifyMatchFailure(
+            columnwise, "the later quantization's amax or seed is not "
+                        "available at the earlier one");
+    for (Operation *op : hoisted)
+      rewriter.moveOpBefore(op, first);
+
+    rewriter.setInsertionPoint(first);
+    auto dual = DualQuantizeOp::create(
+        rewriter,
+        rewriter.getFusedLoc({rowwise.getLoc(), columnwise.getLoc()}),
+        rowwise.getType(), columnwise.getType(), input, rowwise.getAmax(),
+        rowwise.getSeed(), rowwise.getRoundingAttr(), columnwise.getAmax(),
+        columnwise.getSeed(), columnwise.getRoundingAttr(),
+        columnwise.getHadamardAttr());
+    rewriter.replaceOp(rowwise, dual.getRowwise());
+    rewriter.replaceOp(columnwise, dual.getColumnwise());
+    count(&FusionCounters::fusedDualQuantizations);
+    return success();
+  }
+};
+} // namespace
+
+void mlir::nvfp4::populateFuseDualQuantizationPatterns(
+    RewritePatternSet &patterns, FusionCounters *counters) {
+  patterns.add<FuseDualQuantizationPattern>(patterns.getContext(), counters);
+}
+
+//===----------------------------------------------------------------------===//
 // remove-dead
 //===----------------------------------------------------------------------===//
 
@@ -408,8 +507,8 @@ uint64_t mlir::nvfp4::removeDeadQuantizations(Operation *root) {
   uint64_t removed = 0;
   SmallVector<Operation *> worklist;
   root->walk([&](Operation *op) {
-    if (isa<QuantizeOp, AmaxOp, HadamardOp, DequantizeOp, PackOp, UnpackOp,
-            SwizzleScalesOp, TransposeOp>(op) &&
+    if (isa<QuantizeOp, DualQuantizeOp, AmaxOp, HadamardOp, DequantizeOp,
+            PackOp, UnpackOp, SwizzleScalesOp, TransposeOp>(op) &&
         op->use_empty())
       worklist.push_back(op);
   });
@@ -451,6 +550,7 @@ struct NVFP4FuseQuantizationPass
       numFoldedHadamards += counters.foldedHadamards;
       numFusedOutputAmaxes += counters.fusedOutputAmaxes;
       numFusedEpilogueQuantizations += counters.fusedEpilogueQuantizations;
+      numFusedDualQuantizations += counters.fusedDualQuantizations;
       numDeadOpsRemoved += counters.deadOpsRemoved;
       if (reportCounts)
         function.emitRemark()
@@ -461,6 +561,8 @@ struct NVFP4FuseQuantizationPass
             << ", fused-output-amaxes = " << counters.fusedOutputAmaxes
             << ", fused-epilogue-quantizations = "
             << counters.fusedEpilogueQuantizations
+            << ", fused-dual-quantizations = "
+            << counters.fusedDualQuantizations
             << ", dead-ops-removed = " << counters.deadOpsRemoved;
     }
   }
@@ -494,6 +596,11 @@ struct NVFP4FuseQuantizationPass
     // After amax sharing, so that one epilogue amax serves every
     // quantization of the output.
     if (fuseOutputAmax && failed(run(populateFuseOutputAmaxPatterns)))
+      return failure();
+    // Last: every amax the quantizations of a tensor end up with (shared,
+    // from an epilogue) is final, and the pair keeps them.
+    if (fuseDualQuantization &&
+        failed(run(populateFuseDualQuantizationPatterns)))
       return failure();
     if (removeDead)
       counters.deadOpsRemoved += removeDeadQuantizations(function);

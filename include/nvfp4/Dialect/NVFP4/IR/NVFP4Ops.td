@@ -186,6 +186,93 @@ def NVFP4_QuantizeOp : NVFP4_Op<"quantize", [Pure, AttrSizedOperandSegments]> {
 }
 
 //===----------------------------------------------------------------------===//
+// nvfp4.dual_quantize
+//===----------------------------------------------------------------------===//
+
+def NVFP4_DualQuantizeOp : NVFP4_Op<"dual_quantize",
+    [Pure, AttrSizedOperandSegments]> {
+  let summary = "quantize a tensor along its rows and, transposed, along its "
+                "columns, reading it once";
+  let description = [{
+    Quantizes `input` [batch..., M, K] twice with 1x16 blocks: `rowwise`
+    ([batch..., M, K], blocks along K: the fprop or dgrad operand) and
+    `columnwise` ([batch..., K, M], the quantization of the transpose, blocks
+    along M: the tokens, which wgrad contracts). It is exactly
+
+    ```
+    %rowwise = nvfp4.quantize %input amax(%amax) rounding<r> seed(%seed)
+    %t = linalg.transpose ins(%input ...) ... // the last two dimensions
+    %columnwise = nvfp4.quantize %t amax(%columnwise_amax) hadamard(mask)
+        rounding<rc> seed(%columnwise_seed)
+    ```
+
+    where every part of the columnwise quantization has its own operand or
+    attribute after the `columnwise` keyword. Each amax defaults as for
+    `nvfp4.quantize`: the rowwise one to `nvfp4.amax(input)`, the columnwise
+    one to the post-RHT amax of the transpose with `hadamard` (the amax of
+    `input` without). The RHT applies to the columnwise part only: it runs
+    along the tokens, for the wgrad operands, never for fprop or dgrad
+    (NUMERICS.md section 4).
+
+    A training step quantizes both X (RN for fprop; RHT + RN for wgrad) and
+    dY (SR for dgrad; RHT + SR for wgrad) this way;
+    `nvfp4-fuse-quantization` (fuse-dual-quantization) forms this op from the
+    two quantizations the recipe writes. The GPU kernel reads the input once
+    for both results (and once more for both default amaxes); neither the
+    transposed tensor nor the RHT's output is written to memory.
+
+    Constraints:
+
+    1. (C1) `rowwise` has the shape of `input`.
+    2. (C2) `columnwise` has the shape of `input` with the last two
+       dimensions swapped.
+    3. (C3) both results have 1x16 blocks.
+    4. (C4) each part has a `seed` exactly when its rounding is stochastic.
+    5. (C5) with `hadamard`, `input` is BF16.
+
+    Example:
+
+    ```mlir
+    %qx, %qxt = nvfp4.dual_quantize %x columnwise hadamard(55272)
+        : tensor<2048x4096xbf16>
+        -> !nvfp4.tensor<2048x4096xf4E2M1FN, scale = f8E4M3FN, block = 1x16>,
+           !nvfp4.tensor<4096x2048xf4E2M1FN, scale = f8E4M3FN, block = 1x16>
+    %qdy, %qdyt = nvfp4.dual_quantize %dy rounding<stochastic> seed(%s0)
+        columnwise hadamard(55272) rounding<stochastic> seed(%s1)
+        : tensor<2048x4096xbf16>
+        -> !nvfp4.tensor<2048x4096xf4E2M1FN, scale = f8E4M3FN, block = 1x16>,
+           !nvfp4.tensor<4096x2048xf4E2M1FN, scale = f8E4M3FN, block = 1x16>
+    ```
+  }];
+  let arguments = (ins
+    NVFP4_HighPrecisionTensor:$input,
+    Optional<NVFP4_Amax>:$amax,
+    Optional<NVFP4_Seed>:$seed,
+    DefaultValuedAttr<NVFP4_RoundingModeAttr,
+                      "::mlir::nvfp4::RoundingMode::NearestEven">:$rounding,
+    Optional<NVFP4_Amax>:$columnwise_amax,
+    Optional<NVFP4_Seed>:$columnwise_seed,
+    DefaultValuedAttr<NVFP4_RoundingModeAttr,
+                      "::mlir::nvfp4::RoundingMode::NearestEven">:
+        $columnwise_rounding,
+    OptionalAttr<NVFP4_SignMaskAttr>:$hadamard
+  );
+  let results = (outs NVFP4_BlockScaledTensor:$rowwise,
+                      NVFP4_BlockScaledTensor:$columnwise);
+  let assemblyFormat = [{
+    $input (`amax` `(` $amax^ `)`)? (`rounding` `` $rounding^)?
+    (`seed` `(` $seed^ `)`)?
+    `columnwise` (`amax` `(` $columnwise_amax^ `)`)?
+    (`hadamard` `(` $hadamard^ `)`)?
+    (`rounding` `` $columnwise_rounding^)?
+    (`seed` `(` $columnwise_seed^ `)`)?
+    attr-dict `:` type($input) `->` qualified(type($rowwise)) `,`
+    qualified(type($columnwise))
+  }];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
 // nvfp4.dequantize
 //===----------------------------------------------------------------------===//
 

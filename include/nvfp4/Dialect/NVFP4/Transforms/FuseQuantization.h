@@ -33,6 +33,9 @@ struct FusionCounters {
   /// Quantizations moved whole into their GEMM's epilogue
   /// (nvfp4.scaled_matmul_quantize).
   uint64_t fusedEpilogueQuantizations = 0;
+  /// Pairs of a rowwise and a columnwise (transposed) quantization of one
+  /// tensor turned into one nvfp4.dual_quantize.
+  uint64_t fusedDualQuantizations = 0;
   /// Dead nvfp4 ops erased.
   uint64_t deadOpsRemoved = 0;
 };
@@ -74,9 +77,18 @@ void populateFuseOutputAmaxPatterns(RewritePatternSet &patterns,
 void populateFuseEpilogueQuantizationPatterns(
     RewritePatternSet &patterns, FusionCounters *counters = nullptr);
 
-/// Erases nvfp4 ops (quantize, amax, hadamard, dequantize, pack, unpack,
-/// swizzle_scales) whose results are unused, and the side-effect-free
-/// producers that become dead with them. Returns how many nvfp4 ops were
+/// A 1x16 quantization of X without RHT and a 1x16 quantization of
+/// `linalg.transpose(X)` (the last two dimensions; with or without RHT) in
+/// one block become one nvfp4.dual_quantize of X where the earlier of the
+/// two was (pure producers of the later one's amax and seed move up with
+/// it): the rowwise and the columnwise operand of a training step from one
+/// read of X. Amaxes, roundings and seeds are kept: the same bytes.
+void populateFuseDualQuantizationPatterns(RewritePatternSet &patterns,
+                                          FusionCounters *counters = nullptr);
+
+/// Erases nvfp4 ops (quantize, dual_quantize, amax, hadamard, dequantize,
+/// pack, unpack, swizzle_scales, transpose) whose results are unused, and
+/// the side-effect-free producers that become dead with them. Returns how many nvfp4 ops were
 /// erased. This is a walk rather than a pattern set: a greedy rewrite
 /// erases trivially dead ops itself before any pattern could see them.
 uint64_t removeDeadQuantizations(Operation *root);

@@ -211,7 +211,7 @@ def NVFP4FuseQuantization : Pass<"nvfp4-fuse-quantization", "ModuleOp"> {
                 "quantizations, take output amaxes from GEMM epilogues, drop "
                 "dead quantizations";
   let description = [{
-    Runs six independent fusions after `nvfp4-apply-recipe`; none of
+    Runs seven independent fusions after `nvfp4-apply-recipe`; none of
     them changes a single result bit:
 
     1. *share-amax* (pattern set): quantizations of one tensor (the same
@@ -247,7 +247,15 @@ def NVFP4FuseQuantization : Pass<"nvfp4-fuse-quantization", "ModuleOp"> {
        becomes one `nvfp4.scaled_matmul_quantize`: the epilogue writes the
        E2M1 codes and E4M3 scales, and the high-precision product never
        reaches memory.
-    6. *remove-dead*: quantizations, amaxes, RHTs, dequantizations, packs,
+    6. *fuse-dual-quantization* (pattern set): a tensor quantized both
+       along its rows (1x16, no RHT: X for fprop, dY for dgrad) and, as
+       `linalg.transpose` of its last two dimensions, along its columns
+       (1x16, with or without the RHT: X^T and dY^T for wgrad) gets one
+       `nvfp4.dual_quantize` in the place of the earlier quantization; each
+       part keeps its amax, rounding and seed. One GPU kernel then reads
+       the tensor once for both, and the transposed tensor never exists.
+       Runs after the fusions that set amaxes.
+    7. *remove-dead*: quantizations, amaxes, RHTs, dequantizations, packs,
        unpacks, scale swizzles and transposes whose results are unused are
        erased, with the producers that become dead with them. (This one is
        a walk, not a pattern set: a greedy rewrite erases dead ops before
@@ -295,6 +303,9 @@ def NVFP4FuseQuantization : Pass<"nvfp4-fuse-quantization", "ModuleOp"> {
     Option<"fuseEpilogueQuantization", "fuse-epilogue-quantization", "bool",
            /*default=*/"true",
            "Run the fuse-epilogue-quantization patterns">,
+    Option<"fuseDualQuantization", "fuse-dual-quantization", "bool",
+           /*default=*/"true",
+           "Run the fuse-dual-quantization patterns">,
     Option<"removeDead", "remove-dead", "bool", /*default=*/"true",
            "Erase dead quantizations">,
     Option<"reportCounts", "report-counts", "bool", /*default=*/"false",
@@ -311,6 +322,9 @@ def NVFP4FuseQuantization : Pass<"nvfp4-fuse-quantization", "ModuleOp"> {
               "Quantizations whose amax comes from the producer's epilogue">,
     Statistic<"numFusedEpilogueQuantizations", "fused-epilogue-quantizations",
               "Quantizations moved whole into their GEMM's epilogue">,
+    Statistic<"numFusedDualQuantizations", "fused-dual-quantizations",
+              "Rowwise + columnwise quantization pairs made one "
+              "nvfp4.dual_quantize">,
     Statistic<"numDeadOpsRemoved", "dead-ops-removed",
               "Dead quantize/amax/hadamard/pack/unpack ops erased">,
   ];
