@@ -16,9 +16,13 @@ BUILD=${BUILD_DIR:-$ROOT/build}
 mkdir -p "$OUT"
 # blockB: 16x16 for a weight (fprop X.W^T; dgrad dY.W uses the transposed
 # 16x16 copy), 1x16 for wgrad's RHT'd dY^T.X operands (both 1x16).
-SHAPES=${GEMM_SHAPES:-"8192x8192x8192:16x16 16384x4096x4096:16x16 16384x14336x4096:16x16 16384x4096x14336:16x16 14336x4096x16384:1x16 1x4096x4096:16x16 16x4096x4096:16x16 128x4096x4096:16x16"}
+SHAPES=${GEMM_SHAPES:-"8192x8192x8192:16x16 16384x4096x4096:16x16 16384x14336x4096:16x16 16384x4096x14336:16x16 14336x4096x16384:1x16 1x4096x4096:16x16 16x4096x4096:16x16 32x4096x4096:16x16 128x4096x4096:16x16"}
 # Forced schedules measured beside the default (name suffix: schedule).
 EXTRA_8192=${GEMM_EXTRA_SCHEDULES:-"128x256x256_s2_d2w1_p8 128x256x256_s0_d3w0_p16 128x256x256_s0_d4w0_p8 128x128x256_s0_d6w0_p16"}
+# Forced schedules of the decode-like shapes (M <= 128, bench/run_decode_bench.py):
+# split-K on 128 x 128 tiles and skinny kernels (a schedule a shape cannot
+# take is skipped).
+DECODE=${GEMM_DECODE_SCHEDULES:-"128x128x256_s4_k4 skinny8x16_w8 skinny8x16_w8_a skinny8x16_w16_u1 skinny8x16_w16_a skinny16x16_w4 skinny16x16_w8 skinny16x32_w8 skinny32x16_w8"}
 t() { echo "!nvfp4.tensor<$1x$2xf4E2M1FN, scale = f8E4M3FN, block = $3>"; }
 compile() { # name, extra flags...
   local name=$1; shift
@@ -42,6 +46,13 @@ MLIR
   compile "gemm_${dims}_v2" --gemm-schedule=128x256x256_s2_d2w1_p16
   cp "$OUT/gemm_$dims.mlir" "$OUT/gemm_${dims}_route.mlir"
   compile "gemm_${dims}_route" --gemm-schedule=128x256x256_s0_d4w0_p16
+  if (( M <= 128 )); then
+    for s in $DECODE; do
+      cp "$OUT/gemm_$dims.mlir" "$OUT/gemm_${dims}_$s.mlir"
+      compile "gemm_${dims}_$s" --gemm-schedule="$s" 2>/dev/null ||
+        rm -f "$OUT/gemm_${dims}_$s".*
+    done
+  fi
   if [[ $dims == 8192x8192x8192 ]]; then
     for s in $EXTRA_8192; do
       cp "$OUT/gemm_$dims.mlir" "$OUT/gemm_${dims}_$s.mlir"
@@ -59,4 +70,5 @@ MLIR
 done
 echo "$SHAPES" > "$OUT/shapes.txt"
 echo "$EXTRA_8192" > "$OUT/extra_schedules.txt"
+echo "$DECODE" > "$OUT/decode_variants.txt"
 echo "GEMM benchmark kernels in ${OUT#$ROOT/}"

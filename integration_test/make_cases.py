@@ -860,6 +860,29 @@ def main():
     matmul_case(out, args, "matmul_splitk_200x328x768_bf16_k3", 200, 328,
                 768, block_b=(1, 16), result="bf16", alpha=2.0,
                 schedule="128x128x256_s4_k3")
+    # The skinny kernel (decode-like M: B streamed through mma.sync, the
+    # warps of a CTA splitting K): the rule's choice at M = 16 and M = 1,
+    # and forced on ragged M and N, 1x16 and swizzled B, batches, BF16 out
+    # with alpha, 32-row B tiles and 32-row A tiles.
+    matmul_case(out, args, "matmul_skinny_16x2304x1024_bf16", 16, 2304, 1024,
+                result="bf16")
+    matmul_case(out, args, "matmul_skinny_1x2112x512", 1, 2112, 512)
+    matmul_case(out, args, "matmul_skinny_5x1000x768_bf16_w3", 5, 1000, 768,
+                block_b=(1, 16), result="bf16", alpha=2.0,
+                schedule="skinny8x16_w3")
+    matmul_case(out, args, "matmul_skinny_batched_2x12x208x512_n32", 12, 208,
+                512, batch=2, schedule="skinny16x32_w4")
+    matmul_case(out, args, "matmul_skinny_swizzled_b_9x256x1024", 9, 256,
+                1024, block_b=(1, 16), swizzled_b=True,
+                schedule="skinny16x16_w8")
+    matmul_case(out, args, "matmul_skinny_30x160x512_m32", 30, 160, 512,
+                schedule="skinny32x16_w2")
+    # A staged in shared memory once per warp (_a), 16 warps, batched.
+    matmul_case(out, args, "matmul_skinny_staged_3x2304x1024_bf16", 3, 2304,
+                1024, result="bf16", schedule="skinny8x16_w8_a")
+    matmul_case(out, args, "matmul_skinny_staged_batched_2x5x200x2048", 5,
+                200, 2048, batch=2, block_b=(1, 16),
+                schedule="skinny8x16_w16_u1_a")
     # The route: decode kernels into F16 scratch, then the same wgmma
     # pipeline fed by TMA (ragged, BF16 out with alpha, batched, the
     # quantizing epilogue).
@@ -888,6 +911,8 @@ def main():
     epilogue_quantize_case(out, args, "epilogue_quantize_v2_200x1024x384",
                            200, 1024, 384, tensor_cores=True,
                            schedule="128x256x256_s2_d2w1_p8_g3")
+    chain_case(out, args, "chain_output_amax_skinny_16x256x1024x384", 16,
+               256, 1024, 384, tensor_cores=True, schedule="skinny16x16_w2")
     epilogue_quantize_case(out, args, "epilogue_quantize_route_200x1024x384",
                            200, 1024, 384, tensor_cores=True,
                            schedule="128x256x256_s0_d4w0_p8_g3")

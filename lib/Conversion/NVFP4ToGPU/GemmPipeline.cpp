@@ -95,6 +95,18 @@ GemmSchedule kernels::chooseGemmSchedule(
                   llvm::divideCeil(rhs.getRows(), route.tileN);
   if (tiles >= chip.multiprocessors)
     return route;
+  // Decode-like M with B rows for every SM: the skinny kernel streams B
+  // through mma.sync (SkinnyMatmul.cpp) -- at most 16 rows of A in one CTA
+  // tile, so B is read once.
+  int64_t m = lhs.getRows(), n = rhs.getRows(), k = lhs.getCols();
+  if (m <= 16 && k % 128 == 0 &&
+      batch * llvm::divideCeil(n, 16) >= chip.multiprocessors) {
+    GemmSchedule skinny;
+    skinny.tileM = m <= 8 ? 8 : 16;
+    skinny.tileN = 16;
+    skinny.skinnyWarps = skinnyGemmWarps(k, 8);
+    return skinny;
+  }
   // Fewer tiles than SMs (decode-like M): split K over enough CTAs to fill
   // the SMs, by the largest divisor of the K steps that does not overshoot,
   // while the FP32 workspace stays small (256 MiB).
@@ -114,6 +126,11 @@ GemmSchedule kernels::chooseGemmSchedule(
 }
 
 std::string GemmSchedule::name() const {
+  if (skinny())
+    return "skinny" + std::to_string(tileM) + "x" + std::to_string(tileN) +
+           "_w" + std::to_string(skinnyWarps) +
+           (skinnyChunks ? "_u" + std::to_string(skinnyChunks) : "") +
+           (skinnyStageA ? "_a" : "");
   std::string text = std::to_string(tileM) + "x" + std::to_string(tileN) +
                      "x" + std::to_string(kGemmTileK) + "_s" +
                      std::to_string(stages);
@@ -142,10 +159,23 @@ FailureOr<GemmSchedule> kernels::parseGemmSchedule(StringRef text,
   };
   auto fail = [&](const Twine &why) -> FailureOr<GemmSchedule> {
     message = ("gemm-schedule '" + text + "': " + why +
-               " (expected e.g. 128x256x256_s2_d2w1_p8 or 128x128_s4)")
+               " (expected e.g. 128x256x256_s2_d2w1_p8, 128x128_s4 or skinny16x16_w8)")
                   .str();
     return failure();
   };
+  if (rest.consume_front("skinny")) {
+    if (!number(rest, schedule.tileM) || !rest.consume_front("x") ||
+        !number(rest, schedule.tileN))
+      return fail("no tile MxN after skinny");
+    if (!rest.consume_front("_w") || !number(rest, schedule.skinnyWarps))
+      return fail("the skinny kernel needs its warps _wN");
+    if (rest.consume_front("_u") && !number(rest, schedule.skinnyChunks))
+      return fail("chunks in flight are _uN with N > 0");
+    schedule.skinnyStageA = rest.consume_front("_a");
+    if (!rest.empty())
+      return fail("unexpected '" + rest + "'");
+    return schedule;
+  }
   int64_t k = kGemmTileK;
   if (!number(rest, schedule.tileM) || !rest.consume_front("x") ||
       !number(rest, schedule.tileN))
@@ -288,6 +318,8 @@ gpu::GPUFuncOp kernels::buildProducerConsumerKernel(
 }
 
 std::array<int64_t, 3> GemmPlan::grid() const {
+  if (skinny())
+    return {(n + tileN - 1) / tileN, (m + tileM - 1) / tileM, batch};
   if (persistent)
     return {std::min(tiles(), maxCTAs), 1, 1};
   return {(n + tileN - 1) / tileN, (m + tileM - 1) / tileM, batch * splitK};

@@ -146,6 +146,23 @@ struct GemmSchedule {
   /// a finalize kernel sums in split order, scales by alpha and converts
   /// (deterministic). For GEMMs with fewer tiles than SMs (small M, decode).
   int64_t splitK = 1;
+  /// > 0: the small-M kernel (SkinnyMatmul.cpp) with this many warps per
+  /// CTA splitting K: no ring, B streamed from global memory into
+  /// mma.sync. tileM is rows of A (8..32), tileN rows of B (16 or 32) per
+  /// CTA; the other fields are unused. Its name is
+  /// "skinny{tileM}x{tileN}_w{warps}" (then "_u{chunks}" when
+  /// skinnyChunks is given, "_a" with skinnyStageA).
+  int64_t skinnyWarps = 0;
+  /// The skinny kernel: K chunks (128 elements) each warp loads before it
+  /// decodes them; 0 = the most (up to 4) that divide its chunks.
+  int64_t skinnyChunks = 0;
+  /// The skinny kernel with M <= tileM: each warp decodes the M real rows
+  /// of its K range of A once into shared memory ("_a") instead of every
+  /// lane decoding its (clamped) A row per chunk -- 8 / M times less A
+  /// decode.
+  bool skinnyStageA = false;
+
+  bool skinny() const { return skinnyWarps > 0; }
 
   /// The route: the operands are decoded into F16 scratch by their own
   /// kernels before the GEMM (decodedStages > 0, decoderWarpgroups == 0).
@@ -227,6 +244,8 @@ struct GemmPlan : GemmSchedule {
     return batch * ((m + tileM - 1) / tileM) * ((n + tileN - 1) / tileN);
   }
   int64_t threads() const {
+    if (skinny())
+      return skinnyWarps * 32;
     if (decodesSeparately()) // the consumers and one TMA warp
       return (consumerWarps + 1) * 32;
     if (decodedStages)
@@ -236,6 +255,8 @@ struct GemmPlan : GemmSchedule {
   /// The dynamic shared memory to request: the kernel rounds the base up
   /// to kSwizzleRepeatBytes, which may skip up to that many bytes.
   int64_t sharedMemoryBytes() const {
+    if (skinny()) // static shared memory only
+      return 0;
     if (consumerSharedBytes)
       return kSwizzleRepeatBytes + consumerSharedOffset() +
              consumerSharedBytes;
@@ -530,6 +551,21 @@ gpu::GPUFuncOp buildTcgen05GemmKernel(ModuleOp module, const GemmPlan &plan,
 /// Why buildTcgen05GemmKernel cannot take `plan` (its encodings, Tensor
 /// Memory columns or barrier slots do not fit), or "" when it can.
 std::string tcgen05GemmUnsupportedReason(const GemmPlan &plan);
+
+/// Builds the small-M kernel (GemmSchedule::skinnyWarps > 0): the CTA's
+/// warps split K, decode their chunks of A and B from global memory into
+/// F16 registers and multiply with mma.sync.m16n8k16 (C^T = B A^T), then
+/// add their partial sums in shared memory. Takes the SIMT kernel's buffer
+/// arguments (no tensor maps). Defined in SkinnyMatmul.cpp.
+gpu::GPUFuncOp buildSkinnyGemmKernel(ModuleOp module, const GemmPlan &plan,
+                                     TypeRange argTypes, StringRef name);
+
+/// Why buildSkinnyGemmKernel cannot take `plan`, or "" when it can.
+std::string skinnyGemmUnsupportedReason(const GemmPlan &plan);
+
+/// The most warps, at most `preferred`, that divide K's 128-element chunks
+/// evenly (the skinny kernel's split of K inside a CTA).
+int64_t skinnyGemmWarps(int64_t k, int64_t preferred);
 
 /// Builds the sm_120a kernel: the shared pipeline with consumers that feed
 /// the codes and the scales (in registers) to mma.sync.m16n8k64

@@ -395,6 +395,10 @@ std::optional<GemmPlan> planGemm(const ::nvfp4::target::ChipInfo &chip,
       !tcgen05 && chip.has(::nvfp4::target::Instruction::MmaSyncBlockScale);
   // Why the kernel for this chip cannot take `plan`, or "".
   auto unsupported = [&](GemmPlan &plan) -> std::string {
+    // The skinny kernel is plain mma.sync F16 (sm_80+) and
+    // cvt.f16x2.e4m3x2 (sm_89+): every chip with a tensor-core GEMM.
+    if (plan.skinny())
+      return skinnyGemmUnsupportedReason(plan);
     if (tcgen05)
       return tcgen05GemmUnsupportedReason(plan);
     if (mmaBlockScale)
@@ -485,11 +489,19 @@ LogicalResult launchGemm(ConversionPatternRewriter &rewriter, Operation *op,
                  kThreadsPerBlock, args);
     return success();
   }
+  SmallVector<Type> bufferTypes =
+      matmulArgTypes(lhsType, rhsType, resultType, output);
+  if (plan->skinny()) {
+    gpu::GPUFuncOp kernel = buildSkinnyGemmKernel(
+        module, *plan, bufferTypes,
+        matmulName(lhsType, rhsType, resultType, output) + plan->name());
+    launchKernel(rewriter, loc, kernel, plan->grid(), plan->threads(),
+                 /*sharedMemoryBytes=*/0, args);
+    return success();
+  }
   bool tcgen05 = chip.has(::nvfp4::target::Instruction::Tcgen05BlockScaleMma);
   bool mmaBlockScale =
       !tcgen05 && chip.has(::nvfp4::target::Instruction::MmaSyncBlockScale);
-  SmallVector<Type> bufferTypes =
-      matmulArgTypes(lhsType, rhsType, resultType, output);
   // Split-K: the GEMM writes FP32 partial sums [batch, splits, M, N]
   // (unscaled); the finalize kernel after it writes C (and its amax).
   Value workspace;

@@ -19,7 +19,7 @@ func.func @forced(%a: !a, %b: !b) -> tensor<256x640xf32> {
   return %c : tensor<256x640xf32>
 }
 
-// SYNTAX: error: gemm-schedule '128x128': no stage count _sN (expected e.g. 128x256x256_s2_d2w1_p8 or 128x128_s4)
+// SYNTAX: error: gemm-schedule '128x128': no stage count _sN (expected e.g. 128x256x256_s2_d2w1_p8, 128x128_s4 or skinny16x16_w8)
 // KSTEP: error: gemm-schedule '128x128x128_s4': the K step is 256
 // LIMIT: error: gemm-schedule '128x256x256_s2_d2w1_p8_g0': a grid limit is _gN with N > 0
 

@@ -1,0 +1,148 @@
+#!/usr/bin/env python3
+"""Decode-like GEMMs (M <= 128 rows of A, a 4096 x 4096 weight B) as a
+memory-bound workload, in one run (issue 13):
+
+  python3 bench/run_decode_bench.py bench/build-gemm      (after make_gemm_bench.sh)
+
+A few microseconds per call, so two traps of run_gemm_bench.py's timing are
+avoided here:
+  * host launch overhead: every variant is timed as a CUDA graph of 8 calls
+    (torch.cuda.CUDAGraph; our programs' launches captured through cupy on
+    the capture stream), replayed 50 times -- the median per call;
+  * the H200's 50 MB L2: a 9.4 MB NVFP4 weight (or a 32 MB BF16 one) stays
+    cached between back-to-back calls, so each of the 8 calls of a graph uses
+    its own copy of the operands (75 MB of NVFP4 weights, 256 MB of BF16).
+Peers in the same run: cuBLAS BF16 (torch.matmul), our dequantize kernels +
+cuBLAS, and a device copy of the weight's bytes (the bandwidth ceiling for
+this size: read + write of the same 8 rotating buffers), besides the 1 GiB
+copy. "x copy" is the weight bytes per second of a GEMM against the copy's
+(read + write) bytes per second, as in run_gemm_bench.py.
+"""
+import os
+import sys
+
+import cupy as cp
+import torch
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from run_bench import program, time_batched_ms  # noqa: E402
+from run_gemm_bench import operands  # noqa: E402
+
+COPIES = 8
+REPLAYS = 50
+
+
+def graph_ms(calls):
+    """Median time per call of a CUDA graph that runs `calls` in order."""
+    stream = torch.cuda.Stream()
+    for call in calls:  # warm-up: module loads, cupy's fill kernels
+        call()
+    torch.cuda.synchronize()
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph, stream=stream):
+        with cp.cuda.ExternalStream(stream.cuda_stream):
+            for call in calls:
+                call()
+    graph.replay()
+    torch.cuda.synchronize()
+    times = []
+    for _ in range(REPLAYS):
+        start = torch.cuda.Event(enable_timing=True)
+        stop = torch.cuda.Event(enable_timing=True)
+        start.record()
+        graph.replay()
+        stop.record()
+        stop.synchronize()
+        times.append(start.elapsed_time(stop) / len(calls))
+    times.sort()
+    return times[len(times) // 2]
+
+
+def main():
+    path = sys.argv[1]
+    dev = cp.cuda.runtime.getDeviceProperties(0)["name"].decode()
+    print(f"device: {dev}; torch {torch.__version__}; cupy {cp.__version__}")
+    with open(os.path.join(path, "shapes.txt")) as f:
+        shapes = [s for s in f.read().split()
+                  if int(s.split("x")[0]) <= 128]
+    with open(os.path.join(path, "decode_variants.txt")) as f:
+        variants = f.read().split()
+    rng = cp.random.default_rng(0)
+
+    src = cp.empty(1 << 30, cp.uint8)
+    dst = cp.empty_like(src)
+    big_ms = time_batched_ms(lambda: dst.__setitem__(slice(None), src))
+    big_gbs = 2 * src.nbytes / big_ms / 1e6
+    del src, dst
+    print(f"device copy 1 GiB: {big_ms:.3f} ms, {big_gbs:.0f} GB/s")
+
+    summary = []
+    for shape in shapes:
+        dims, block_b = shape.split(":")
+        m, n, k = (int(v) for v in dims.split("x"))
+        weight = n * k // 2 + (n if block_b == "1x16" else n // 16) * k // 16
+        sets = [operands(rng, m, n, k, block_b) for _ in range(COPIES)]
+
+        pairs = [(torch.empty(weight, dtype=torch.uint8, device="cuda"),
+                  torch.empty(weight, dtype=torch.uint8, device="cuda"))
+                 for _ in range(COPIES)]
+        copy_ms = graph_ms([lambda d=d, s=s: d.copy_(s) for s, d in pairs])
+        copy_gbs = 2 * weight / copy_ms / 1e6
+        del pairs
+
+        a16 = [torch.randn(m, k, device="cuda", dtype=torch.bfloat16)
+               for _ in range(COPIES)]
+        b16 = [torch.randn(n, k, device="cuda", dtype=torch.bfloat16)
+               for _ in range(COPIES)]
+        cublas = graph_ms([lambda a=a, b=b: torch.matmul(a, b.t())
+                           for a, b in zip(a16, b16)])
+        del a16, b16
+
+        deqs = [program(path, f"dequant_{dims}", s) for s in sets]
+        route_calls = []
+        for deq in deqs:
+            ta = torch.as_tensor(deq.results[0], device="cuda").view(
+                torch.bfloat16).view(m, k)
+            tb = torch.as_tensor(deq.results[1], device="cuda").view(
+                torch.bfloat16).view(n, k)
+            route_calls.append(
+                lambda deq=deq, ta=ta, tb=tb: (deq(), torch.matmul(ta, tb.t())))
+        route = graph_ms(route_calls)
+        del deqs, route_calls
+
+        print(f"{dims} (B {block_b}, weight {weight / 1e6:.2f} MB): "
+              f"copy of the weight bytes {copy_ms * 1e3:.2f} us "
+              f"({copy_gbs:.0f} GB/s = {copy_gbs / big_gbs:.2f} x 1 GiB copy); "
+              f"cuBLAS bf16 {cublas * 1e3:.2f} us; "
+              f"dequantize + cuBLAS {route * 1e3:.2f} us")
+        for variant in ["default"] + variants:
+            name = f"gemm_{dims}" + ("" if variant == "default"
+                                     else "_" + variant)
+            if not os.path.exists(os.path.join(path, name + ".json")):
+                continue
+            progs = [program(path, name, s) for s in sets]
+            ms = graph_ms(progs)
+            kernel = progs[0].kernels
+            gemm = [kk for kk in kernel if "scaled_matmul" in kk][0]
+            gbs = weight / ms / 1e6
+            print(f"  {variant:22s} {gemm.split('_to_')[-1]:34s} "
+                  f"{ms * 1e3:7.2f} us  weight {gbs:5.0f} GB/s = "
+                  f"{gbs / copy_gbs:.2f} x same-size copy, "
+                  f"{gbs / big_gbs:.2f} x 1 GiB copy; "
+                  f"{cublas / ms:.2f} x cuBLAS, {route / ms:.2f} x "
+                  f"dequantize + cuBLAS ({len(kernel)} kernels)")
+            summary.append((dims, variant, ms, gbs / copy_gbs, gbs / big_gbs,
+                            cublas / ms, route / ms))
+            del progs
+        del sets
+        cp.get_default_memory_pool().free_all_blocks()
+        torch.cuda.empty_cache()
+    print("\nsummary: shape, variant, us, x same-size copy, x 1 GiB copy, "
+          "x cuBLAS, x dequantize + cuBLAS")
+    for dims, variant, ms, xs, xb, xc, xr in summary:
+        print(f"  {dims:16s} {variant:22s} {ms * 1e3:7.2f} {xs:5.2f} {xb:5.2f} "
+              f"{xc:5.2f} {xr:5.2f}")
+
+
+if __name__ == "__main__":
+    main()
