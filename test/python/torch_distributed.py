@@ -215,6 +215,46 @@ class TensorParallel(unittest.TestCase):
         self.assertEqual(named._next_seed(), lk.derive_stream_seed(base, 1))
 
 
+class Prepare(unittest.TestCase):
+    def test_tensor_parallel_shards(self):
+        # prepare() compiles each layer's shard shape under a
+        # parallelize_module-style plan (fnmatch names), the whole shape
+        # elsewhere. The compiler is stubbed: only the shapes matter here.
+        class Block(torch.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc1 = nt.Linear(64, 256)
+                self.fc2 = nt.Linear(256, 64)
+                self.proj = nt.Linear(64, 64)
+
+        model = torch.nn.Module()
+        model.blocks = torch.nn.ModuleList([Block(), Block()])
+        shapes = []
+        saved = nt._lk.compile_layer
+        nt._lk.compile_layer = lambda shape, *rest: shapes.append(shape.key())
+        plan = {"blocks.*.fc1": "column", "blocks.*.fc2": "row"}
+        try:
+            self.assertEqual(nt.prepare(model, 32, tp_plan=plan,
+                                        tp_degree=2), 3)
+            self.assertEqual(sorted(set(shapes)), [(32, 64, 64),
+                                                   (32, 64, 128),
+                                                   (32, 128, 64)])
+            shapes.clear()
+            self.assertEqual(nt.prepare(model, 32), 3)
+            self.assertEqual(sorted(set(shapes)), [(32, 64, 64),
+                                                   (32, 64, 256),
+                                                   (32, 256, 64)])
+            with self.assertRaisesRegex(ValueError, r"blocks.0.fc1: a column "
+                                        r"split of 256 features over 32 "
+                                        r"ranks"):
+                nt.prepare(model, 32, tp_plan=plan, tp_degree=32)
+            with self.assertRaisesRegex(ValueError, "expected 'column' or "
+                                        "'row'"):
+                nt.prepare(model, 32, tp_plan={"proj": "diagonal"})
+        finally:
+            nt._lk.compile_layer = saved
+
+
 class Arguments(unittest.TestCase):
     def test_split_arguments(self):
         with self.assertRaisesRegex(ValueError, r"parallel = 'diagonal'; "

@@ -643,16 +643,40 @@ def convert(model, recipe=None):
     return model
 
 
-def prepare(model, tokens, chip="sm_90a"):
+def prepare(model, tokens, chip="sm_90a", tp_plan=None, tp_degree=1):
     """Compiles the kernels of every nvfp4 Linear of `model` for `tokens`
     tokens per call on `chip` into each recipe's cache, without a GPU (a
     GPU machine without the compiler then finds them there). Returns the
-    number of distinct layer kernels."""
+    number of distinct layer kernels.
+
+    Data parallel: `tokens` is one rank's. Tensor parallel through
+    parallelize_module: `tp_plan` maps module names (fnmatch patterns, as
+    parallelize_module's plan) to "column" or "row", and the layers it
+    names get the kernels of their shard over `tp_degree` ranks."""
+    import fnmatch
+    plan = dict(tp_plan or {})
+    for name, split in plan.items():
+        if split not in ("column", "row"):
+            raise ValueError(f"prepare: tp_plan[{name!r}] = {split!r}; "
+                             f"expected 'column' or 'row'")
     seen = set()
-    for module in model.modules():
+    for name, module in model.named_modules():
         if isinstance(module, Linear):
-            shape = _lk.LayerShape(tokens, module.in_features,
-                                   module.out_features)
+            k, n = module.in_features, module.out_features
+            split = next((v for pattern, v in plan.items()
+                          if fnmatch.fnmatchcase(name, pattern)), None)
+            if split is not None:
+                extent = n if split == "column" else k
+                if extent % (16 * tp_degree):
+                    raise ValueError(
+                        f"prepare: {name}: a {split} split of {extent} "
+                        f"features over {tp_degree} ranks leaves shards "
+                        f"that are not multiples of 16")
+                if split == "column":
+                    n //= tp_degree
+                else:
+                    k //= tp_degree
+            shape = _lk.LayerShape(tokens, k, n)
             key = (shape, module.recipe.options, module.recipe.cache.directory)
             if key not in seen:
                 seen.add(key)
