@@ -31,6 +31,7 @@ on the same data (the reference), and compares:
 Prints "ok"/"FAIL" lines (rank 0's, and any other rank's failures) and
 exits 0 when every check passes on every rank.
 """
+import datetime
 import json
 import os
 import sys
@@ -331,7 +332,9 @@ def main():
     local = int(os.environ.get("LOCAL_RANK", RANK))
     device = torch.device("cuda", local if backend == "nccl" else 0)
     torch.cuda.set_device(device)
-    dist.init_process_group(backend)
+    # A failure on one rank before a collective must not hang the others
+    # for gloo's default half hour.
+    dist.init_process_group(backend, timeout=datetime.timedelta(seconds=120))
     if RANK == 0:
         print(f"{torch.cuda.get_device_name(device)}, PyTorch "
               f"{torch.__version__}, {WORLD} ranks, backend {backend}"
