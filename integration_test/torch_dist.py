@@ -34,6 +34,7 @@ exits 0 when every check passes on every rank.
 import datetime
 import json
 import os
+import re
 import sys
 import traceback
 
@@ -97,7 +98,9 @@ def run(layer, x, dy, seed, module=None):
 
 
 def block_rows(kernel):
-    return 16 if "16x16" in kernel else 1
+    """16 for a 16x16-block quantize kernel (its name ends in the block and
+    rounding: nvfp4_quantize_<shape>xbf16_16x16_rn), else 1."""
+    return 16 if re.search(r"_16x16_(rn|sr)", kernel) else 1
 
 
 def sliced(kernel, parts, shape, rows, cols):
