@@ -8,7 +8,9 @@
 #   GPU:   bash examples/training/run_training.sh --device [--check]
 #          [train.py or check.py options]   (carrying examples/training/kit;
 #          PyTorch with CUDA, matplotlib) runs train.py (or, with --check,
-#          check.py: the layer and model checks of RESULTS.md). The run's
+#          check.py: the layer and model checks of RESULTS.md; with
+#          --ddp N, train_ddp.py on N ranks through torchrun: one arm
+#          data-parallel, the kit made with the per-rank --batch). The run's
 #          files go to one archive, $OUT/$NAME.tar.gz, with its summary
 #          (and plot) beside it as $OUT/$NAME-summary.md and
 #          $OUT/$NAME-loss_curves.png; NAME is $TRAINING_RUN, default
@@ -29,10 +31,20 @@ fi
 shift
 SCRIPT=train.py
 NAME=${TRAINING_RUN:-training}
+LAUNCH=(python3)
 if [[ ${1:-} == --check ]]; then
   SCRIPT=check.py
   NAME=${TRAINING_RUN:-check}
   shift
+elif [[ ${1:-} == --ddp ]]; then
+  SCRIPT=train_ddp.py
+  NAME=${TRAINING_RUN:-ddp}
+  LAUNCH=(python3 -m torch.distributed.run --nnodes=1 --nproc_per_node="${2:?--ddp needs the number of ranks}"
+          --master_addr=127.0.0.1 --master_port="${DDP_PORT:-29518}")
+  shift 2
+  # One host, no network: the loopback for gloo and NCCL's bootstrap.
+  export GLOO_SOCKET_IFNAME=${GLOO_SOCKET_IFNAME:-lo} NCCL_SOCKET_IFNAME=${NCCL_SOCKET_IFNAME:-lo}
+  export NCCL_NVLS_ENABLE=${NCCL_NVLS_ENABLE:-0}
 fi
 
 BASE=${OUT:-$HERE/runs}
@@ -57,7 +69,7 @@ trap "exit 143" TERM
   export NVFP4_RUNTIME_LIBRARY="$KIT/lib/libnvfp4_runtime.so"
   # The kit's cache is prepared; there is no compiler on the GPU machine.
   export NVFP4_TOOLS_DIR="$KIT/no-compiler-here"
-  python3 "$HERE/$SCRIPT" --kit "$KIT" --out "$RUN" "$@"; status=$?
+  "${LAUNCH[@]}" "$HERE/$SCRIPT" --kit "$KIT" --out "$RUN" "$@"; status=$?
   echo "$SCRIPT exit status: $status"
   exit $status
 } 2>&1 | tee "$RUN/$NAME.log"

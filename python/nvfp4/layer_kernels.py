@@ -35,7 +35,7 @@ import tempfile
 __all__ = ["RecipeOptions", "LayerShape", "CompilerUnavailable",
            "KernelCache", "LayerKernels", "forward_ir", "backward_ir",
            "layer_ir", "layer_policy", "default_cache_dir", "find_tool",
-           "chip_of_capability", "derive_stream_seed"]
+           "chip_of_capability", "derive_stream_seed", "launch_plan"]
 
 # Bumped when the IR written here or the cache layout changes.
 CACHE_FORMAT = 1
@@ -401,6 +401,7 @@ class LayerKernels:
             self.bundles[phase] = bundle
             self.launchers[phase] = bundle.launcher()
         self._check_signatures()
+        self._plans = {}
 
     def _check_signatures(self):
         t, k, n = self.shape.key()
@@ -425,17 +426,122 @@ class LayerKernels:
         with open(self.paths[phase][1]) as f:
             return json.load(f)
 
-    def forward(self, x, w, y, stream=None, workspace=None):
-        """y[T, out] = NVFP4 fprop of x[T, in] and w[out, in]."""
-        self.launchers["forward"].launch([x, w], [y], stream, workspace)
+    def forward(self, x, w, y, stream=None, workspace=None, sharded=(),
+                reduce=None):
+        """y[T, out] = NVFP4 fprop of x[T, in] and w[out, in]. `sharded`
+        and `reduce`: see launch()."""
+        self.launch("forward", [x, w], [y], stream, workspace, sharded,
+                    reduce)
 
     def backward(self, dy, wt, dyt, xt, seed, dx, dw, stream=None,
-                 workspace=None):
+                 workspace=None, sharded=(), reduce=None):
         """dx[T, in] and dw[out, in] from dy[T, out], wt = w^T [in, out],
-        dyt = dy^T [out, T], xt = x^T [in, T] and the step's SR seed."""
+        dyt = dy^T [out, T], xt = x^T [in, T] and the step's SR seed.
+        `sharded` and `reduce`: see launch()."""
         launcher = self.launchers["backward"]
         arguments = [dy, wt, dyt, xt, seed][:len(launcher.arguments)]
-        launcher.launch(arguments, [dx, dw], stream, workspace)
+        self.launch("backward", arguments, [dx, dw], stream, workspace,
+                    sharded, reduce)
+
+    def plan(self, phase, sharded):
+        """launch_plan() of `phase`'s manifest (cached)."""
+        key = (phase, frozenset(sharded))
+        if key not in self._plans:
+            self._plans[key] = launch_plan(self.manifest(phase), key[1])
+        return self._plans[key]
+
+    def launch(self, phase, arguments, results, stream=None, workspace=None,
+               sharded=(), reduce=None):
+        """Enqueues `phase`'s kernels. `sharded`: the host function's
+        argument indices whose tensor is one rank's shard of a larger one,
+        split along a dimension other than the tokens (a tensor-parallel
+        weight or activation): their amaxes must be the whole tensor's.
+        The launch then goes in parts (launch_plan): the amax kernels of
+        the sharded arguments; ``finish = reduce(offsets)`` with the
+        workspace byte offsets of those amaxes (int32 bits of the FP32
+        amax: the int32 max of non-negative floats is their max), which
+        must make them the group's maximum (it may start an asynchronous
+        reduction and return a function that waits for it, or None); the
+        kernels that do not read them (overlapping the reduction);
+        finish(); the rest."""
+        launcher = self.launchers[phase]
+        if not sharded:
+            launcher.launch(arguments, results, stream, workspace)
+            return
+        if workspace is None:
+            raise ValueError("a launch with sharded operands needs the "
+                             "caller's workspace")
+        first, overlap, rest, amaxes = self.plan(phase, sharded)
+        launcher.launch(arguments, results, stream, workspace, first, True)
+        finish = reduce([launcher.workspace_offset(b) for b in amaxes])
+        if overlap:
+            launcher.launch(arguments, results, stream, workspace, overlap,
+                            False)
+        if finish is not None:
+            finish()
+        if rest:
+            launcher.launch(arguments, results, stream, workspace, rest,
+                            False)
+
+
+def _kernel_buffers(kernel):
+    return {p["buffer"] for p in kernel["params"]
+            if p.get("buffer") is not None}
+
+
+def launch_plan(manifest, sharded):
+    """How to launch a bundle whose arguments `sharded` (host-function
+    argument indices) need their amaxes reduced across ranks before they
+    are used: (first, overlap, rest, amax_buffers). `first`: the amax
+    kernels of those arguments (each reads only its argument and writes
+    only its one-element amax buffer, which no earlier kernel touches, so
+    it may run first); `amax_buffers`: their buffers; `overlap`: in
+    manifest order, the kernels that share no scratch or result buffer with
+    an amax buffer or with a kernel of `rest` before them (they run while
+    the amaxes are reduced); `rest`: the other kernels, in manifest order.
+    Raises ValueError when a sharded argument has no such amax kernel."""
+    kernels, buffers = manifest["kernels"], manifest["buffers"]
+    inputs = {i: b["argument"] for i, b in enumerate(buffers)
+              if b.get("argument", -1) >= 0 and b.get("result", -1) < 0}
+    touched = [_kernel_buffers(k) for k in kernels]
+    first, amaxes, found = [], [], set()
+    for k, kernel in enumerate(kernels):
+        name = kernel["name"]
+        if "amax" not in name or "quantize" in name or "matmul" in name:
+            continue
+        read = [b for b in touched[k] if b in inputs]
+        written = [b for b in touched[k] if b not in inputs]
+        if len(read) != 1 or len(written) != 1 or \
+                inputs[read[0]] not in sharded:
+            continue
+        amax = written[0]
+        spec = buffers[amax]
+        if spec.get("elements") != 1 or \
+                spec.get("element_type") not in ("i32", "f32"):
+            raise ValueError(f"kernel {k} ({name}) writes buffer {amax}, "
+                             f"not a one-element amax")
+        if any(amax in touched[j] for j in range(k)):
+            raise ValueError(f"kernel {k} ({name}): its amax buffer {amax} "
+                             f"is used before it")
+        first.append(k)
+        amaxes.append(amax)
+        found.add(inputs[read[0]])
+    missing = sorted(set(sharded) - found)
+    if missing:
+        raise ValueError(f"@{manifest.get('function', '?')}: no amax kernel "
+                         f"of argument(s) {missing} (a sharded operand's "
+                         f"amax must come from its own amax kernel)")
+    tainted, overlap, rest = set(amaxes), [], []
+    for k in range(len(kernels)):
+        if k in first:
+            continue
+        scratch = {b for b in touched[k] if b not in inputs}
+        if scratch & tainted:
+            rest.append(k)
+            tainted |= scratch
+        else:
+            overlap.append(k)
+    return first, overlap, rest, amaxes
 
 
 _PRECISION = re.compile(r'nvfp4\.precision = "(\w+)"')

@@ -455,6 +455,24 @@ int nvfp4rtLauncherLaunch(nvfp4rtLauncher launcher, void *stream,
   });
 }
 
+int nvfp4rtLauncherLaunchKernels(nvfp4rtLauncher launcher, void *stream,
+                                 const uint64_t *arguments,
+                                 int64_t numArguments, const uint64_t *results,
+                                 int64_t numResults, uint64_t workspace,
+                                 const int64_t *kernels, int64_t numKernels,
+                                 int initialize) {
+  return guarded("nvfp4rtLauncherLaunchKernels", [&]() -> int {
+    NVFP4RT_REQUIRE(launcher, "nvfp4rtLauncherLaunchKernels");
+    if (numArguments < 0 || numResults < 0 || numKernels < 0)
+      return invalid("nvfp4rtLauncherLaunchKernels: negative count");
+    return report(launcher->launcher->launchKernels(
+        static_cast<CUstream_st *>(stream), arguments,
+        static_cast<size_t>(numArguments), results,
+        static_cast<size_t>(numResults), workspace, kernels,
+        static_cast<size_t>(numKernels), initialize != 0));
+  });
+}
+
 int nvfp4rtLauncherGetTensorMapCacheStats(nvfp4rtLauncher launcher,
                                           size_t *hits, size_t *misses,
                                           size_t *evictions, size_t *entries) {

@@ -333,11 +333,43 @@ Status Launcher::setScalar(int64_t argument, ScalarValue value) {
 Status Launcher::launch(CUstream_st *stream, const uint64_t *arguments,
                         size_t numArguments, const uint64_t *results,
                         size_t numResults, uint64_t workspace) {
+  std::vector<int64_t> all(impl_->manifest().kernels().size());
+  for (size_t k = 0; k < all.size(); ++k)
+    all[k] = static_cast<int64_t>(k);
+  return launchKernels(stream, arguments, numArguments, results, numResults,
+                       workspace, all.data(), all.size(), /*initialize=*/true);
+}
+
+Status Launcher::launchKernels(CUstream_st *stream, const uint64_t *arguments,
+                               size_t numArguments, const uint64_t *results,
+                               size_t numResults, uint64_t workspace,
+                               const int64_t *kernelIndices, size_t numKernels,
+                               bool initialize) {
   LauncherImpl &l = *impl_;
   const Manifest &m = l.manifest();
   auto invalid = [](const std::string &message) {
     return Status::error(ErrorCode::InvalidArgument, "launch: " + message);
   };
+  const size_t total = m.kernels().size();
+  if (numKernels && !kernelIndices)
+    return invalid("no kernel index array given");
+  std::vector<bool> listed(total, false);
+  for (size_t i = 0; i < numKernels; ++i) {
+    int64_t k = kernelIndices[i];
+    if (k < 0 || static_cast<size_t>(k) >= total)
+      return invalid(llvm::formatv("kernel index {0} out of range (@{1} has "
+                                   "{2} kernels)",
+                                   k, m.function(), total)
+                         .str());
+    if (listed[k])
+      return invalid(llvm::formatv("kernel {0} listed twice", k).str());
+    listed[k] = true;
+  }
+  // The launcher's pool and an allocator's workspace are per call: a part
+  // of a launch would not see the buffers an earlier part wrote.
+  if (numKernels != total && l.workspaceBytes && !workspace)
+    return invalid("a launch of a subset of the kernels needs the caller's "
+                   "workspace (the same for every part)");
   if (numArguments != m.arguments().size())
     return invalid(llvm::formatv("{0} argument addresses given; @{1}'s "
                                  "kernels use {2} arguments",
@@ -481,8 +513,9 @@ Status Launcher::launch(CUstream_st *stream, const uint64_t *arguments,
     if (offset)
       addresses[i] = workspace + *offset;
 
-  if (Status s = l.initializeBuffers(addresses, cuStream); !s.ok())
-    return finish(s);
+  if (initialize)
+    if (Status s = l.initializeBuffers(addresses, cuStream); !s.ok())
+      return finish(s);
 
   TensorMapSet *maps = nullptr;
   if (!l.mapParams.empty()) {
@@ -500,7 +533,9 @@ Status Launcher::launch(CUstream_st *stream, const uint64_t *arguments,
   }
 
   std::vector<void *> pointers;
-  for (auto [k, kernel] : llvm::enumerate(kernels)) {
+  for (size_t i = 0; i < numKernels; ++i) {
+    size_t k = static_cast<size_t>(kernelIndices[i]);
+    const KernelSpec &kernel = kernels[k];
     for (auto [j, p] : llvm::enumerate(kernel.params))
       if (p.isPointer())
         slots[k][j] = addresses[p.buffer];

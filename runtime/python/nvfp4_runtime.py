@@ -143,6 +143,11 @@ def library():
     return lib
 
 
+# Entry points an older libnvfp4_runtime.so of the same API version may
+# lack (added without breaking callers); a call says so.
+_OPTIONAL = {"nvfp4rtLauncherLaunchKernels"}
+
+
 def _declare(lib):
     c_int, c_int64, c_size_t = ctypes.c_int, ctypes.c_int64, ctypes.c_size_t
     c_char_p, c_void_p = ctypes.c_char_p, ctypes.c_void_p
@@ -191,6 +196,10 @@ def _declare(lib):
         "nvfp4rtLauncherLaunch": (c_int, [c_void_p, c_void_p, pp(ctypes.c_uint64),
                                           c_int64, pp(ctypes.c_uint64),
                                           c_int64, ctypes.c_uint64]),
+        "nvfp4rtLauncherLaunchKernels": (c_int, [
+            c_void_p, c_void_p, pp(ctypes.c_uint64), c_int64,
+            pp(ctypes.c_uint64), c_int64, ctypes.c_uint64, pp(c_int64),
+            c_int64, c_int]),
         "nvfp4rtLauncherGetTensorMapCacheStats": (c_int, [c_void_p] +
                                                   [pp(c_size_t)] * 4),
     }
@@ -198,6 +207,8 @@ def _declare(lib):
         if signature is None:
             continue
         restype, argtypes = signature
+        if name in _OPTIONAL and not hasattr(lib, name):
+            continue
         function = getattr(lib, name)
         function.restype = restype
         function.argtypes = argtypes
@@ -598,9 +609,16 @@ class Launcher:
         return dict(zip(("hits", "misses", "evictions", "entries"),
                         (v.value for v in values)))
 
-    def launch(self, arguments, results, stream=None, workspace=None):
+    def launch(self, arguments, results, stream=None, workspace=None,
+               kernels=None, initialize=True):
         """Enqueues the kernels on `stream` (a CUstream handle, a
         torch.cuda.Stream or a CuPy stream; None: the default stream).
+
+        `kernels`: None for every kernel in manifest order, or a list of
+        manifest kernel indices to launch in that order -- one part of a
+        launch split around other work (the caller's `workspace` is then
+        required, the same for every part, and `initialize=False` for the
+        parts after the first: buffers are initialized once).
 
         `arguments`: one entry per host-function argument: for an array
         argument its device memory (an address, a tensor or a CUDA array;
@@ -652,10 +670,23 @@ class Launcher:
             if nbytes is not None and nbytes < self.workspace_bytes:
                 raise ValueError(f"workspace: {nbytes} bytes given, the "
                                  f"launch needs {self.workspace_bytes}")
-        _check(lib.nvfp4rtLauncherLaunch(
+        if kernels is None:
+            _check(lib.nvfp4rtLauncherLaunch(
+                handle, ctypes.c_void_p(_stream_handle(stream)),
+                self._arguments, len(self.arguments), self._results,
+                len(self.results), workspace_address))
+            return
+        if not hasattr(lib, "nvfp4rtLauncherLaunchKernels"):
+            raise Nvfp4RuntimeError(
+                "this libnvfp4_runtime.so cannot launch part of a bundle "
+                "(no nvfp4rtLauncherLaunchKernels): rebuild it",
+                _INVALID_ARGUMENT)
+        indices = [int(k) for k in kernels]
+        array = (ctypes.c_int64 * max(len(indices), 1))(*indices)
+        _check(lib.nvfp4rtLauncherLaunchKernels(
             handle, ctypes.c_void_p(_stream_handle(stream)), self._arguments,
             len(self.arguments), self._results, len(self.results),
-            workspace_address))
+            workspace_address, array, len(indices), 1 if initialize else 0))
 
     @staticmethod
     def _memory(value, size, what):

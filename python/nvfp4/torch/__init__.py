@@ -171,12 +171,56 @@ def _workspace(kernels, phase, device, layer):
     return buffer
 
 
+# The host-function arguments whose tensor is a shard split along features
+# (not tokens) under each tensor-parallel split, by phase: their amaxes are
+# max-reduced over the group. forward(x, w): a column split (W split along
+# out) shards w; a row split (W split along in) shards w and x's features.
+# backward(dy, wt, dyt, xt): column shards dY's features (dy, dyt) and W^T;
+# row shards W^T and X^T's features.
+_SHARDED = {("forward", "column"): (1,), ("forward", "row"): (0, 1),
+            ("backward", "column"): (0, 1, 2), ("backward", "row"): (1, 3)}
+
+
+def _launch(layer, kernels, phase, workspace, launch):
+    """Runs launch(sharded, reduce) with the amax reduction of the layer's
+    tensor-parallel split, or launch() without one."""
+    mode, group = layer._split
+    if mode is None or not layer.reduce_amax:
+        return launch()
+    sharded = _SHARDED[(phase, mode)]
+
+    def reduce(offsets):
+        index = layer._amax_index.get((phase, tuple(offsets)))
+        if index is None or index.device != workspace.device:
+            index = torch.tensor([o // 4 for o in offsets], dtype=torch.long,
+                                 device=workspace.device)
+            layer._amax_index[(phase, tuple(offsets))] = index
+        words = workspace.narrow(0, 0, workspace.numel() // 4 * 4).view(
+            torch.int32)
+        # int32 bits of non-negative FP32 amaxes: the int max is the max.
+        values = words.index_select(0, index)
+        work = torch.distributed.all_reduce(
+            values, op=torch.distributed.ReduceOp.MAX, group=group,
+            async_op=True)
+        layer.amax_reductions += 1
+
+        def finish():
+            work.wait()
+            words.index_copy_(0, index, values)
+        return finish
+
+    return launch(sharded, reduce)
+
+
 def _forward_impl(x, w, layer_id):
     layer = _layer(layer_id)
     kernels = layer._kernels_for(x.shape[0], x.device)
     y = torch.empty((x.shape[0], w.shape[0]), dtype=_BF16, device=x.device)
     workspace = _workspace(kernels, "forward", x.device, layer)
-    kernels.forward(x, w, y, _stream(x.device), workspace)
+    stream = _stream(x.device)
+    _launch(layer, kernels, "forward", workspace,
+            lambda *split: kernels.forward(x, w, y, stream, workspace,
+                                           *split))
     layer._keep("forward", workspace, kernels)
     return y
 
@@ -195,8 +239,10 @@ def _backward_impl(dy, x, w, layer_id):
     dx = torch.empty_like(x)
     dw = torch.empty_like(w)
     workspace = _workspace(kernels, "backward", x.device, layer)
-    kernels.backward(dy, wt, dyt, xt, layer._next_seed(), dx, dw,
-                     _stream(x.device), workspace)
+    seed, stream = layer._next_seed(), _stream(x.device)
+    _launch(layer, kernels, "backward", workspace,
+            lambda *split: kernels.backward(dy, wt, dyt, xt, seed, dx, dw,
+                                            stream, workspace, *split))
     layer._keep("backward", workspace, kernels)
     return dx, dw
 
@@ -267,14 +313,58 @@ else:
         return torch.get_autocast_gpu_dtype()
 
 
+_dtensor_module = []
+
+
+def _dtensor():
+    """torch.distributed.tensor (DTensor, Shard, Replicate, Partial), or
+    None where PyTorch has none."""
+    if not _dtensor_module:
+        try:
+            import torch.distributed.tensor as dt
+            dt.DTensor, dt.Shard, dt.Replicate, dt.Partial  # noqa: B018
+        except (ImportError, AttributeError):
+            dt = None
+        _dtensor_module.append(dt)
+    return _dtensor_module[0]
+
+
+_PARALLEL = (None, "column", "row")
+
+
+def _check_split(parallel, process_group):
+    if parallel not in _PARALLEL:
+        raise ValueError(f"nvfp4.torch.Linear: parallel = {parallel!r}; "
+                         f"expected None, 'column' (the weight split along "
+                         f"out_features) or 'row' (along in_features)")
+    if process_group is not None and parallel is None:
+        raise ValueError("nvfp4.torch.Linear: a process_group without "
+                         "parallel='column' or 'row': say how the weight "
+                         "is split across it (a replicated weight, as under "
+                         "DistributedDataParallel, needs no group)")
+
+
 class Linear(torch.nn.Linear):
     """A drop-in torch.nn.Linear whose GEMMs run in NVFP4 (see the module
     docstring). in_features and out_features must be multiples of 16 (the
     K of the fprop and dgrad GEMMs), and so must the number of tokens (all
-    input dimensions but the last: the K of wgrad) of each call."""
+    input dimensions but the last: the K of wgrad) of each call.
+
+    Tensor parallelism: a layer holding one rank's shard of a larger
+    weight says so with parallel="column" (its out_features are a slice of
+    the whole layer's) or "row" (its in_features, and its input's features,
+    are a slice) and process_group (default: the world); the amaxes of the
+    sharded operands are then max-reduced over the group before they are
+    quantized, so every rank encodes with the whole tensor's scale (the
+    caller moves the activations, as for nn.Linear). A DTensor weight
+    (parallelize_module's ColwiseParallel / RowwiseParallel) is detected:
+    Shard(0) is a column split, Shard(1) a row split over its mesh
+    dimension's group. Replicated weights (DistributedDataParallel) and
+    weights FSDP2 all-gathers before the forward need nothing."""
 
     def __init__(self, in_features, out_features, bias=True, recipe=None,
-                 device=None, dtype=None):
+                 device=None, dtype=None, process_group=None,
+                 parallel=None):
         for name, value in (("in_features", in_features),
                             ("out_features", out_features)):
             if isinstance(value, bool) or not isinstance(value, int) or \
@@ -298,6 +388,19 @@ class Linear(torch.nn.Linear):
         self._steps = 0
         self.keep_workspaces = False  # tests: keep the last workspaces
         self.last_workspaces = {}
+        _check_split(parallel, process_group)
+        self._init_split(process_group, parallel)
+
+    def _init_split(self, process_group, parallel):
+        self.process_group = process_group
+        self.parallel = parallel
+        # False: quantize shards with their own amaxes (tests show the
+        # difference this makes).
+        self.reduce_amax = True
+        self.amax_reductions = 0  # all-reduces issued (tests, logs)
+        self._split = (None, None)  # (mode, group) of the current call
+        self._local_features = (self.in_features, self.out_features)
+        self._amax_index = {}
 
     @classmethod
     def from_linear(cls, linear, recipe, name=""):
@@ -317,19 +420,21 @@ class Linear(torch.nn.Linear):
         layer._steps = 0
         layer.keep_workspaces = False
         layer.last_workspaces = {}
+        layer._init_split(None, None)
         return layer
 
     def extra_repr(self):
-        return super().extra_repr() + f", recipe={self.recipe!r}"
+        split = f", parallel={self.parallel!r}" if self.parallel else ""
+        return super().extra_repr() + f", recipe={self.recipe!r}" + split
 
     # -- kernels ------------------------------------------------------------
 
     def _kernels_for(self, tokens, device):
-        key = (tokens, device.index)
+        in_features, out_features = self._local_features
+        key = (tokens, in_features, out_features, device.index)
         kernels = self._kernels.get(key)
         if kernels is None:
-            shape = _lk.LayerShape(tokens, self.in_features,
-                                   self.out_features)
+            shape = _lk.LayerShape(tokens, in_features, out_features)
             chip = _lk.chip_of_capability(
                 *torch.cuda.get_device_capability(device))
             kernels = _lk.LayerKernels(shape, self.recipe.options, chip,
@@ -341,6 +446,14 @@ class Linear(torch.nn.Linear):
         if self._seed_base is None:
             self._seed_base = _lk.derive_stream_seed(
                 self.recipe.seed, zlib.crc32(self.layer_name.encode()))
+            # Each rank its own rounding noise: ranks that round their
+            # batches' gradients with the same random numbers would add
+            # correlated noise to the averaged gradient.
+            distributed = torch.distributed
+            if distributed.is_available() and distributed.is_initialized() \
+                    and distributed.get_world_size() > 1:
+                self._seed_base = _lk.derive_stream_seed(
+                    self._seed_base, (1 << 32) + distributed.get_rank())
         self._steps += 1
         return _lk.derive_stream_seed(self._seed_base, self._steps)
 
@@ -353,6 +466,81 @@ class Linear(torch.nn.Linear):
     def forward(self, x):
         if self.recipe.bf16_now:
             return F.linear(x, self.weight, self.bias)
+        dt = _dtensor()
+        if dt is not None and isinstance(self.weight, dt.DTensor):
+            return self._forward_dtensor(x, dt)
+        y = self._forward_local(x, self.weight, *self._resolve_split())
+        if self.bias is not None:
+            y = y + self.bias.to(y.dtype)
+        return y
+
+    def _resolve_split(self):
+        """(mode, group) of a plain-tensor weight: parallel and
+        process_group (the world when none is given)."""
+        if self.parallel is None:
+            return None, None
+        if not (torch.distributed.is_available() and
+                torch.distributed.is_initialized()):
+            raise RuntimeError(f"nvfp4.torch.Linear(parallel="
+                               f"{self.parallel!r}) needs an initialized "
+                               f"torch.distributed process group")
+        group = self.process_group
+        return self.parallel, (torch.distributed.group.WORLD
+                               if group is None else group)
+
+    def _forward_dtensor(self, x, dt):
+        """The layer on DTensors (tensor parallelism by parallelize_module):
+        the local GEMMs on the local shards, the amaxes of the sharded
+        operands reduced over the sharded mesh dimension's group."""
+        w = self.weight
+        mesh = w.device_mesh
+        mode, dim = None, None
+        for i, placement in enumerate(w.placements):
+            if placement.is_shard():
+                if mode is not None:
+                    raise ValueError("nvfp4.torch.Linear: the weight is "
+                                     "sharded over more than one mesh "
+                                     "dimension")
+                mode, dim = ("column" if placement.dim % 2 == 0 else "row",
+                             i)
+            elif not placement.is_replicate():
+                raise ValueError(f"nvfp4.torch.Linear: weight placement "
+                                 f"{placement} is not supported (Shard(0), "
+                                 f"Shard(1) or Replicate)")
+        if not isinstance(x, dt.DTensor):
+            raise ValueError("nvfp4.torch.Linear: the weight is a DTensor "
+                             "but the input is not (parallelize_module's "
+                             "ColwiseParallel / RowwiseParallel make it one)")
+        want = list(x.placements)  # X replicated (column) / split (row)
+        if mode == "column":
+            want[dim] = dt.Replicate()
+        elif mode == "row":
+            want[dim] = dt.Shard(x.dim() - 1)
+        if list(x.placements) != want:
+            x = x.redistribute(mesh, want)
+        grad = list(want)
+        if mode == "column":  # each rank's dX is a partial sum
+            grad[dim] = dt.Partial()
+        x_local = x.to_local(grad_placements=grad)
+        group = mesh.get_group(dim) if mode is not None else None
+        y = self._forward_local(x_local, w.to_local(), mode, group)
+        out = list(want)
+        if mode == "column":
+            out[dim] = dt.Shard(y.dim() - 1)
+            if self.bias is not None:
+                y = y + self.bias.to_local().to(y.dtype)
+        elif mode == "row":
+            out[dim] = dt.Partial()
+        elif self.bias is not None:
+            y = y + self.bias.to_local().to(y.dtype)
+        y = dt.DTensor.from_local(y, mesh, out, run_check=False)
+        if mode == "row" and self.bias is not None:
+            y = y + self.bias.to(y.dtype)
+        return y
+
+    def _forward_local(self, x, weight, mode, group):
+        """The NVFP4 GEMMs of this rank on its tensors (no bias)."""
+        in_features, out_features = weight.shape[1], weight.shape[0]
         autocast = _autocast_dtype()
         if autocast is not None and autocast != _BF16:
             raise ValueError(f"nvfp4.torch.Linear computes in bfloat16; "
@@ -363,11 +551,17 @@ class Linear(torch.nn.Linear):
                              f"the layer computes in bfloat16: pass bfloat16 "
                              f"input or run under torch.autocast(dtype="
                              f"torch.bfloat16)")
-        if x.dim() < 1 or x.shape[-1] != self.in_features:
+        if x.dim() < 1 or x.shape[-1] != in_features:
             raise ValueError(f"nvfp4.torch.Linear: input shape "
                              f"{tuple(x.shape)} does not end in in_features "
-                             f"= {self.in_features}")
-        tokens = x.numel() // self.in_features
+                             f"= {in_features}")
+        for name, value in (("in_features", in_features),
+                            ("out_features", out_features)):
+            if value % 16:
+                raise ValueError(f"nvfp4.torch.Linear: this rank's shard "
+                                 f"has {name} = {value}; NVFP4 needs a "
+                                 f"multiple of 16 per rank")
+        tokens = x.numel() // in_features
         if tokens == 0 or tokens % 16:
             raise ValueError(f"nvfp4.torch.Linear: {tokens} tokens (the "
                              f"input's leading dimensions); NVFP4 needs a "
@@ -376,19 +570,18 @@ class Linear(torch.nn.Linear):
         if x.device.type != "cuda":
             raise ValueError(f"nvfp4.torch.Linear runs on CUDA tensors; the "
                              f"input is on {x.device}")
-        if self.weight.device != x.device:
+        if weight.device != x.device:
             raise ValueError(f"nvfp4.torch.Linear: the input is on "
                              f"{x.device}, the weight on "
-                             f"{self.weight.device}")
-        x2d = x.reshape(tokens, self.in_features).to(_BF16).contiguous()
-        w = self.weight if self.weight.dtype == _BF16 else \
-            self.weight.to(_BF16)
+                             f"{weight.device}")
+        x2d = x.reshape(tokens, in_features).to(_BF16).contiguous()
+        w = weight if weight.dtype == _BF16 else weight.to(_BF16)
+        # Read by this call's forward and backward launches.
+        self._split = (mode, group)
+        self._local_features = (in_features, out_features)
         with torch.autocast("cuda", enabled=False):
             y = _nvfp4_linear(x2d, w, self._id)
-        y = y.reshape(*x.shape[:-1], self.out_features)
-        if self.bias is not None:
-            y = y + self.bias.to(y.dtype)
-        return y
+        return y.reshape(*x.shape[:-1], out_features)
 
 
 _ATTENTION_WORDS = ("attn", "attention", "q_proj", "k_proj", "v_proj",
@@ -450,16 +643,40 @@ def convert(model, recipe=None):
     return model
 
 
-def prepare(model, tokens, chip="sm_90a"):
+def prepare(model, tokens, chip="sm_90a", tp_plan=None, tp_degree=1):
     """Compiles the kernels of every nvfp4 Linear of `model` for `tokens`
     tokens per call on `chip` into each recipe's cache, without a GPU (a
     GPU machine without the compiler then finds them there). Returns the
-    number of distinct layer kernels."""
+    number of distinct layer kernels.
+
+    Data parallel: `tokens` is one rank's. Tensor parallel through
+    parallelize_module: `tp_plan` maps module names (fnmatch patterns, as
+    parallelize_module's plan) to "column" or "row", and the layers it
+    names get the kernels of their shard over `tp_degree` ranks."""
+    import fnmatch
+    plan = dict(tp_plan or {})
+    for name, split in plan.items():
+        if split not in ("column", "row"):
+            raise ValueError(f"prepare: tp_plan[{name!r}] = {split!r}; "
+                             f"expected 'column' or 'row'")
     seen = set()
-    for module in model.modules():
+    for name, module in model.named_modules():
         if isinstance(module, Linear):
-            shape = _lk.LayerShape(tokens, module.in_features,
-                                   module.out_features)
+            k, n = module.in_features, module.out_features
+            split = next((v for pattern, v in plan.items()
+                          if fnmatch.fnmatchcase(name, pattern)), None)
+            if split is not None:
+                extent = n if split == "column" else k
+                if extent % (16 * tp_degree):
+                    raise ValueError(
+                        f"prepare: {name}: a {split} split of {extent} "
+                        f"features over {tp_degree} ranks leaves shards "
+                        f"that are not multiples of 16")
+                if split == "column":
+                    n //= tp_degree
+                else:
+                    k //= tp_degree
+            shape = _lk.LayerShape(tokens, k, n)
             key = (shape, module.recipe.options, module.recipe.cache.directory)
             if key not in seen:
                 seen.add(key)

@@ -174,6 +174,17 @@ int nvfp4rtLauncherLaunch(nvfp4rtLauncher launcher, void *stream,
                           const uint64_t *arguments, int64_t numArguments,
                           const uint64_t *results, int64_t numResults,
                           uint64_t workspace);
+/* Enqueues the kernels kernels[0..numKernels) (manifest indices, each at
+ * most once, in that order), initializing scratch and result buffers first
+ * only if `initialize` is non-zero: one part of a launch split around
+ * work between the parts (a cross-rank amax reduction). A subset needs the
+ * caller's `workspace`, the same for every part. */
+int nvfp4rtLauncherLaunchKernels(nvfp4rtLauncher launcher, void *stream,
+                                 const uint64_t *arguments,
+                                 int64_t numArguments, const uint64_t *results,
+                                 int64_t numResults, uint64_t workspace,
+                                 const int64_t *kernels, int64_t numKernels,
+                                 int initialize);
 /* Tensor-map cache statistics; outputs may be NULL. */
 int nvfp4rtLauncherGetTensorMapCacheStats(nvfp4rtLauncher launcher,
                                           size_t *hits, size_t *misses,

@@ -567,6 +567,21 @@ public:
                 size_t numArguments, const uint64_t *results,
                 size_t numResults, uint64_t workspace = 0);
 
+  /// A part of the launch: the kernels `kernels` (manifest indices, in the
+  /// order given, each at most once), with scratch and result buffers
+  /// initialized first only when `initialize` is set. A launch split into
+  /// parts (nvfp4.torch reduces the amaxes of sharded operands across
+  /// ranks between the amax kernels and the quantizations that read them)
+  /// needs the caller's `workspace`, the same for every part, and the
+  /// caller orders the parts so that each kernel comes after the kernels
+  /// whose buffers it reads. With every kernel in manifest order and
+  /// `initialize` this is launch().
+  Status launchKernels(CUstream_st *stream, const uint64_t *arguments,
+                       size_t numArguments, const uint64_t *results,
+                       size_t numResults, uint64_t workspace,
+                       const int64_t *kernels, size_t numKernels,
+                       bool initialize);
+
   /// Cache statistics since creation (tests, tuning).
   struct TensorMapCacheStats {
     size_t hits = 0, misses = 0, evictions = 0, entries = 0;
