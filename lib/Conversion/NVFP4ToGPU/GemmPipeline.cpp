@@ -95,18 +95,31 @@ GemmSchedule kernels::chooseGemmSchedule(
                   llvm::divideCeil(rhs.getRows(), route.tileN);
   if (tiles >= chip.multiprocessors)
     return route;
-  // Decode-like M with B rows for every SM: the skinny kernel streams B
-  // through mma.sync (SkinnyMatmul.cpp) -- at most 16 rows of A in one CTA
-  // tile, so B is read once.
+  // Decode-like M with B tiles for every SM: the skinny kernel streams B
+  // through mma.sync (SkinnyMatmul.cpp). Measured on the H200 at N = K =
+  // 4096 (bench/run_decode_bench.py, 2026-12-01): M = 1 6.5 us with A
+  // staged in shared memory (6.8 without), M = 16 8.5 us with 16 x 16
+  // tiles, M = 32 12.4 us with 16 x 32 tiles (B read twice), against
+  // 16.8-17.8 us for split-K; at M = 128 it loses (45 us: B read 8 times).
   int64_t m = lhs.getRows(), n = rhs.getRows(), k = lhs.getCols();
-  if (m <= 16 && k % 128 == 0 &&
-      batch * llvm::divideCeil(n, 16) >= chip.multiprocessors) {
-    GemmSchedule skinny;
-    skinny.tileM = m <= 8 ? 8 : 16;
-    skinny.tileN = 16;
-    skinny.skinnyWarps = skinnyGemmWarps(k, 8);
-    return skinny;
+  GemmSchedule skinny;
+  skinny.tileM = m <= 8 ? 8 : 16;
+  skinny.tileN = m <= 16 ? 16 : 32;
+  skinny.skinnyWarps = skinnyGemmWarps(k, 8);
+  // Staged A where its shared memory fits (M x K x 2 bytes per CTA).
+  if (m <= 8 && k % 128 == 0) {
+    GemmSchedule staged = skinny;
+    staged.skinnyStageA = true;
+    skinny.skinnyStageA =
+        skinnyGemmUnsupportedReason(
+            makeGemmPlan(chip, staged, lhs, rhs,
+                         Float32Type::get(lhs.getContext())))
+            .empty();
   }
+  int64_t skinnyCTAs = batch * llvm::divideCeil(n, skinny.tileN) *
+                       llvm::divideCeil(m, skinny.tileM);
+  if (m <= 32 && k % 128 == 0 && skinnyCTAs >= chip.multiprocessors)
+    return skinny;
   // Fewer tiles than SMs (decode-like M): split K over enough CTAs to fill
   // the SMs, by the largest divisor of the K steps that does not overshoot,
   // while the FP32 workspace stays small (256 MiB).
