@@ -46,6 +46,8 @@ MLIR
   compile "gemm_${dims}_v2" --gemm-schedule=128x256x256_s2_d2w1_p16
   cp "$OUT/gemm_$dims.mlir" "$OUT/gemm_${dims}_route.mlir"
   compile "gemm_${dims}_route" --gemm-schedule=128x256x256_s0_d4w0_p16
+  cp "$OUT/gemm_$dims.mlir" "$OUT/gemm_${dims}_route_c2.mlir"
+  compile "gemm_${dims}_route_c2" --gemm-schedule=128x256x256_s0_d4w0_p16_c2
   if (( M <= 128 )); then
     for s in $DECODE; do
       cp "$OUT/gemm_$dims.mlir" "$OUT/gemm_${dims}_$s.mlir"

@@ -86,7 +86,8 @@ def main():
         route_ms = timed(route, repeat)
         deq_ms = timed(deq, repeat)
         variants = [("", "default"), ("_v1", "v1"), ("_v2", "v2"),
-                    ("_route", "route (ours)")]
+                    ("_route", "route (ours)"),
+                    ("_route_c2", "route, clusters of 2")]
         if dims == "8192x8192x8192":
             variants += [("_" + s, s) for s in extra]
         measured = []

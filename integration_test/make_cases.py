@@ -891,6 +891,14 @@ def main():
                 schedule="128x256x256_s0_d4w0_p3_g7")
     matmul_case(out, args, "matmul_route_batched_2x200x304x512", 200, 304,
                 512, batch=2, schedule="128x128x256_s0_d6w0_p1_g5")
+    # The route with clusters of 2 CTAs sharing B by TMA multicast (_c2):
+    # several tile pairs per CTA, a last pair whose second tile lies past
+    # M, batches, BF16 with alpha.
+    matmul_case(out, args, "matmul_route_c2_1000x1008x512_bf16_g6", 1000,
+                1008, 512, result="bf16", alpha=0.25,
+                schedule="128x256x256_s0_d4w0_p3_g6_c2")
+    matmul_case(out, args, "matmul_route_c2_batched_2x300x528x768_g4", 300,
+                528, 768, batch=2, schedule="128x256x256_s0_d4w0_p2_g4_c2")
     # SIMT fallback (K not a multiple of 256): bit-exact.
     matmul_case(out, args, "matmul_simt_96x64x272", 96, 64, 272)
     # A GEMM whose output feeds another NVFP4 GEMM: the output amax comes
@@ -916,6 +924,12 @@ def main():
     epilogue_quantize_case(out, args, "epilogue_quantize_route_200x1024x384",
                            200, 1024, 384, tensor_cores=True,
                            schedule="128x256x256_s0_d4w0_p8_g3")
+    chain_case(out, args, "chain_output_amax_route_c2_200x256x1024x384", 200,
+               256, 1024, 384, tensor_cores=True,
+               schedule="128x256x256_s0_d4w0_p8_g4_c2")
+    epilogue_quantize_case(out, args, "epilogue_quantize_route_c2_200x1024x384",
+                           200, 1024, 384, tensor_cores=True,
+                           schedule="128x256x256_s0_d4w0_p8_g4_c2")
     print("cases written to", out)
 
 

@@ -173,6 +173,24 @@ struct DecodeWgmmaKernel {
     NVVM::SyncWarpOp::create(b, loc, e.c32(-1));
     ifThen(e.eq(e.laneId(), 0), [&] { arrive(barrier); });
   }
+  /// A consumer warp's release of a decoded stage: with clusters the
+  /// stage's next fill writes B into every CTA of the cluster, so the warp
+  /// arrives on the "empty" barrier of each. The default .release.cta
+  /// semantics, as for a local arrival: what must precede the peer's
+  /// overwrite is the completion of this warp's wgmma reads, which
+  /// wgmma.wait_group established (a .release.cluster arrival measured
+  /// 1.6x slower at 8192^3).
+  void releaseDecoded(Value barrier) {
+    if (plan().clusterM == 1)
+      return arriveForWarp(barrier);
+    NVVM::SyncWarpOp::create(b, loc, e.c32(-1));
+    ifThen(e.eq(e.laneId(), 0), [&] {
+      for (int64_t r = 0; r < plan().clusterM; ++r)
+        NVVM::MBarrierArriveOp::create(b, loc, Type(),
+                                       e.peerBarrier(barrier, e.c32(r)),
+                                       Value());
+    });
+  }
   void ifThen(Value condition, function_ref<void()> body) {
     auto ifOp = scf::IfOp::create(b, loc, condition, false);
     OpBuilder::InsertionGuard guard(b);
@@ -190,9 +208,12 @@ struct DecodeWgmmaKernel {
       for (int64_t s = 0; s < plan().decodedStages; ++s) {
         NVVM::MBarrierInitOp::create(b, loc, decodedFull(e.c32(s)),
                                      e.c32(fullArrivals), Value());
+        // Every consumer warp of every CTA of the cluster.
         NVVM::MBarrierInitOp::create(
             b, loc, decodedEmpty(e.c32(s)),
-            e.c32(kConsumerWarpgroups * kWarpgroupThreads / 32), Value());
+            e.c32(kConsumerWarpgroups * kWarpgroupThreads / 32 *
+                  plan().clusterM),
+            Value());
       }
     });
   }
@@ -361,9 +382,23 @@ struct DecodeWgmmaKernel {
       Value k = e.mul(urem(u, subStepsPerTile), e.c32(kDecodedK));
       Value stage = decodedStage(slot);
       e.tensorCopy(e.codesMapA(), stage, {k, tile.rowA, tile.batch}, full);
-      e.tensorCopy(e.codesMapB(),
-                   e.offsetPtr(stage, p.tileM * kDecodedRowBytes),
-                   {k, tile.rowB, tile.batch}, full);
+      if (p.clusterM == 1) {
+        e.tensorCopy(e.codesMapB(),
+                     e.offsetPtr(stage, p.tileM * kDecodedRowBytes),
+                     {k, tile.rowB, tile.batch}, full);
+      } else {
+        // This CTA's share of B's rows, to every CTA of the cluster (whose
+        // "full" barriers expect the whole stage).
+        int64_t share = p.tileN / p.clusterM;
+        Value rank = e.clusterRank();
+        e.tensorCopyMulticast(
+            e.codesMapB(),
+            e.offsetPtr(stage, e.add(e.c32(p.tileM * kDecodedRowBytes),
+                                     e.mul(rank, e.c32(share *
+                                                       kDecodedRowBytes)))),
+            {k, e.add(tile.rowB, e.mul(rank, e.c32(share))), tile.batch},
+            full);
+      }
     });
   }
 
@@ -438,7 +473,7 @@ struct DecodeWgmmaKernel {
         // it belongs to the previous tile, released after its last wait).
         Value previous = arith::SubIOp::create(b, loc, u, e.c32(1));
         auto release = [&] {
-          arriveForWarp(decodedEmpty(urem(previous, p.decodedStages)));
+          releaseDecoded(decodedEmpty(urem(previous, p.decodedStages)));
         };
         if (q > 0)
           release();
@@ -453,7 +488,7 @@ struct DecodeWgmmaKernel {
     Value last = arith::SubIOp::create(
         b, loc, e.mul(e.add(firstStep, e.c32(p.kSteps())), e.c32(kSubSteps)),
         e.c32(1));
-    arriveForWarp(decodedEmpty(urem(last, p.decodedStages)));
+    releaseDecoded(decodedEmpty(urem(last, p.decodedStages)));
 
     // Epilogue: accumulator registers 4j..4j+3 are the n8 block j of the
     // warp's 16 rows in mma.sync's m16n8 order.
@@ -482,6 +517,12 @@ struct DecodeWgmmaKernel {
     initDecodedBarriers();
     e.initBarriers();
     if (p.decodesSeparately()) {
+      if (p.clusterM > 1) {
+        // Every CTA's barriers are initialized before any peer multicasts
+        // into it or arrives on them.
+        NVVM::FenceMbarrierInitOp::create(b, loc);
+        e.clusterSync();
+      }
       // The route: warpgroups 0 and 1 multiply, warp 8 loads.
       Value warp = gpu::ShuffleOp::create(b, loc, e.warpId(), 0, 32,
                                           gpu::ShuffleMode::IDX)
@@ -489,12 +530,17 @@ struct DecodeWgmmaKernel {
       Value subSteps = e.mul(e.tilesOfThisCTA(), e.c32(p.kSteps() * kSubSteps));
       auto roles =
           scf::IfOp::create(b, loc, e.eq(warp, p.producerWarp()), true);
-      OpBuilder::InsertionGuard guard(b);
-      b.setInsertionPointToStart(roles.thenBlock());
-      emitLoader(subSteps);
-      b.setInsertionPointToStart(roles.elseBlock());
-      emitConsumers(e.lshr(warp, 2));
-      e.finishOutputAmax();
+      {
+        OpBuilder::InsertionGuard guard(b);
+        b.setInsertionPointToStart(roles.thenBlock());
+        emitLoader(subSteps);
+        b.setInsertionPointToStart(roles.elseBlock());
+        emitConsumers(e.lshr(warp, 2));
+        e.finishOutputAmax();
+      }
+      // No CTA leaves while a peer may still arrive on its barriers.
+      if (p.clusterM > 1)
+        e.clusterSync();
       return;
     }
     // The warpgroup index, broadcast from lane 0 so that ptxas sees a
@@ -531,6 +577,12 @@ kernels::decodeWgmmaGemmUnsupportedReason(const GemmPlan &plan,
     return "the decoder-warpgroup kernel is persistent (_pG)";
   if (plan.splitK > 1)
     return "split-K is not implemented for the persistent kernels yet";
+  if (plan.clusterM > 1 && !plan.decodesSeparately())
+    return "clusters (_cN) are implemented for the route (_s0_dDw0) only";
+  if (plan.clusterM != 1 && plan.clusterM != 2)
+    return "the route's clusters have 2 CTAs (_c2)";
+  if (plan.clusterM > 1 && plan.gridLimit == 1)
+    return "a cluster of 2 CTAs needs a grid limit of at least 2";
   if (plan.tileM != kConsumerWarpgroups * kWarpgroupRows)
     return "the decoder-warpgroup kernel's tile has " +
            std::to_string(kConsumerWarpgroups * kWarpgroupRows) + " rows";
@@ -574,5 +626,11 @@ gpu::GPUFuncOp kernels::buildDecodeWgmmaGemmKernel(ModuleOp module,
   kernel->setAttr(NVVM::NVVMDialect::getMaxnregAttrName(),
                   IntegerAttr::get(IntegerType::get(module.getContext(), 32),
                                    registersPerThread(plan)));
+  // A compile-time cluster shape (.reqnctapercluster): a plain launch of a
+  // grid of whole clusters runs it, no cuLaunchKernelEx attribute needed.
+  if (plan.clusterM > 1)
+    kernel->setAttr(NVVM::NVVMDialect::getClusterDimAttrName(),
+                    DenseI32ArrayAttr::get(module.getContext(),
+                                           {int32_t(plan.clusterM), 1, 1}));
   return kernel;
 }

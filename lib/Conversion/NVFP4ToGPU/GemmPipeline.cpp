@@ -154,6 +154,8 @@ std::string GemmSchedule::name() const {
     text += "_p" + std::to_string(rasterGroup);
   if (persistent && gridLimit)
     text += "_g" + std::to_string(gridLimit);
+  if (clusterM > 1)
+    text += "_c" + std::to_string(clusterM);
   if (splitK > 1)
     text += "_k" + std::to_string(splitK);
   return text;
@@ -212,6 +214,8 @@ FailureOr<GemmSchedule> kernels::parseGemmSchedule(StringRef text,
       return fail("persistent needs its raster group _pG");
     if (rest.consume_front("_g") && !number(rest, schedule.gridLimit))
       return fail("a grid limit is _gN with N > 0");
+    if (rest.consume_front("_c") && !number(rest, schedule.clusterM))
+      return fail("a cluster is _cN with N > 0 CTAs");
   }
   if (rest.consume_front("_k") && !number(rest, schedule.splitK))
     return fail("split-K is _kS with S > 0");
@@ -282,7 +286,9 @@ Type kernels::gemmTensorMapType(const GemmPlan &plan, const GemmOperand &op,
   // rows, one K step's bytes] (the route: one decoded stage's F16 values);
   // its memref type is what lands in shared memory (address space 3).
   bool decoded = plan.decodesSeparately() && !scales;
-  SmallVector<int64_t> box = {1, scales ? op.scaleTileRows() : op.tileRows,
+  // With clusters each CTA loads 1 / clusterM of B's rows (multicast).
+  int64_t rows = &op == &plan.b ? op.tileRows / plan.clusterM : op.tileRows;
+  SmallVector<int64_t> box = {1, scales ? op.scaleTileRows() : rows,
                               decoded  ? kDecodedK
                               : scales ? kScaleBytesPerRow
                                        : kCodesRowBytes};
@@ -333,8 +339,8 @@ gpu::GPUFuncOp kernels::buildProducerConsumerKernel(
 std::array<int64_t, 3> GemmPlan::grid() const {
   if (skinny())
     return {(n + tileN - 1) / tileN, (m + tileM - 1) / tileM, batch};
-  if (persistent)
-    return {std::min(tiles(), maxCTAs), 1, 1};
+  if (persistent) // whole clusters
+    return {std::min(clusterTiles(), maxCTAs / clusterM) * clusterM, 1, 1};
   return {(n + tileN - 1) / tileN, (m + tileM - 1) / tileM, batch * splitK};
 }
 
@@ -511,19 +517,45 @@ void GemmPipelineEmitter::releaseStage(Value kStep) {
 // The tile scheduler
 //===----------------------------------------------------------------------===//
 
-Value GemmPipelineEmitter::tilesOfThisCTA() {
+/// The scheduler's index of this CTA and their count: CTAs, or clusters
+/// (blockIdx.x / clusterM: a cluster's CTAs are consecutive in x).
+static std::pair<Value, Value> schedulerIndex(GemmPipelineEmitter &e) {
+  OpBuilder &b = e.b;
+  Location loc = e.loc;
   Value cta = toI32(b, loc, gpu::BlockIdOp::create(b, loc, gpu::Dimension::x));
   Value ctas = toI32(b, loc, gpu::GridDimOp::create(b, loc, gpu::Dimension::x));
+  if (e.plan.clusterM == 1)
+    return {cta, ctas};
+  return {arith::DivUIOp::create(b, loc, cta, e.c32(e.plan.clusterM)),
+          arith::DivUIOp::create(b, loc, ctas, e.c32(e.plan.clusterM))};
+}
+
+Value GemmPipelineEmitter::tilesOfThisCTA() {
+  auto [cta, ctas] = schedulerIndex(*this);
   // ceil((tiles - cta) / ctas); the grid never exceeds the tiles.
-  Value left = arith::SubIOp::create(b, loc, c32(plan.tiles()), cta);
+  Value left = arith::SubIOp::create(b, loc, c32(plan.clusterTiles()), cta);
   return arith::DivUIOp::create(
       b, loc, add(left, arith::SubIOp::create(b, loc, ctas, c32(1))), ctas);
 }
 
 Value GemmPipelineEmitter::linearTileOf(Value i) {
-  Value cta = toI32(b, loc, gpu::BlockIdOp::create(b, loc, gpu::Dimension::x));
-  Value ctas = toI32(b, loc, gpu::GridDimOp::create(b, loc, gpu::Dimension::x));
+  auto [cta, ctas] = schedulerIndex(*this);
   return add(cta, mul(i, ctas));
+}
+
+Value GemmPipelineEmitter::clusterRank() {
+  return NVVM::ClusterId::create(b, loc, b.getI32Type());
+}
+
+Value GemmPipelineEmitter::peerBarrier(Value barrier, Value rank) {
+  return NVVM::MapaOp::create(
+      b, loc, LLVM::LLVMPointerType::get(b.getContext(), kSharedCluster),
+      barrier, rank);
+}
+
+void GemmPipelineEmitter::clusterSync() {
+  NVVM::ClusterArriveOp::create(b, loc, b.getUnitAttr());
+  NVVM::ClusterWaitOp::create(b, loc, b.getUnitAttr());
 }
 
 GemmPipelineEmitter::TileCoords
@@ -534,7 +566,10 @@ GemmPipelineEmitter::tileCoords(Value linearTile) {
   //   rows = min(mTiles - first, G),
   //   mTile = first + (t % (G * nTiles)) % rows,
   //   nTile = (t % (G * nTiles)) / rows.
+  // With clusters the walk is over groups of clusterM M tiles; the CTA of
+  // rank r takes tile r of its group.
   int64_t mTiles = (plan.m + plan.tileM - 1) / plan.tileM;
+  mTiles = (mTiles + plan.clusterM - 1) / plan.clusterM;
   int64_t nTiles = (plan.n + plan.tileN - 1) / plan.tileN;
   int64_t group = std::min(plan.rasterGroup, mTiles);
   auto udiv = [&](Value x, Value y) {
@@ -552,7 +587,10 @@ GemmPipelineEmitter::tileCoords(Value linearTile) {
   Value rows = arith::MinUIOp::create(
       b, loc, arith::SubIOp::create(b, loc, c32(mTiles), first), c32(group));
   Value inGroup = urem(t, groupTiles);
-  coords.rowA = mul(add(first, urem(inGroup, rows)), c32(plan.tileM));
+  Value mTile = add(first, urem(inGroup, rows));
+  if (plan.clusterM > 1)
+    mTile = add(mul(mTile, c32(plan.clusterM)), clusterRank());
+  coords.rowA = mul(mTile, c32(plan.tileM));
   coords.rowB = mul(udiv(inGroup, rows), c32(plan.tileN));
   return coords;
 }
@@ -591,6 +629,17 @@ void GemmPipelineEmitter::tensorCopy(Value map, Value destination,
   NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
       b, loc, clusterPtr(b, loc, destination), map, coordinates, barrier,
       ValueRange(), Value(), Value(), NVVM::TMALoadMode::TILE, false,
+      NVVM::CTAGroupKindAttr(), Value());
+}
+
+void GemmPipelineEmitter::tensorCopyMulticast(Value map, Value destination,
+                                              ValueRange coordinates,
+                                              Value barrier) {
+  Value mask = arith::ConstantIntOp::create(b, loc, b.getI16Type(),
+                                            (1 << plan.clusterM) - 1);
+  NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
+      b, loc, clusterPtr(b, loc, destination), map, coordinates, barrier,
+      ValueRange(), mask, Value(), NVVM::TMALoadMode::TILE, false,
       NVVM::CTAGroupKindAttr(), Value());
 }
 

@@ -146,6 +146,11 @@ struct GemmSchedule {
   /// a finalize kernel sums in split order, scales by alpha and converts
   /// (deterministic). For GEMMs with fewer tiles than SMs (small M, decode).
   int64_t splitK = 1;
+  /// Persistent CTAs per thread-block cluster along M ("_c2"): the CTAs of
+  /// a cluster compute vertically adjacent tiles with the same B tile, and
+  /// each loads 1 / clusterM of B's rows and multicasts them to all (the
+  /// route on sm_90a: DecodeWgmmaMatmul.cpp).
+  int64_t clusterM = 1;
   /// > 0: the small-M kernel (SkinnyMatmul.cpp) with this many warps per
   /// CTA splitting K: no ring, B streamed from global memory into
   /// mma.sync. tileM is rows of A (8..32), tileN rows of B (16 or 32) per
@@ -242,6 +247,13 @@ struct GemmPlan : GemmSchedule {
   /// Tiles of C over all batch elements.
   int64_t tiles() const {
     return batch * ((m + tileM - 1) / tileM) * ((n + tileN - 1) / tileN);
+  }
+  /// What the persistent scheduler walks: tiles, or with clusters groups
+  /// of clusterM vertically adjacent tiles (the last may reach past M).
+  int64_t clusterTiles() const {
+    int64_t mTiles = (m + tileM - 1) / tileM;
+    return batch * ((mTiles + clusterM - 1) / clusterM) *
+           ((n + tileN - 1) / tileN);
   }
   int64_t threads() const {
     if (skinny())
@@ -355,6 +367,15 @@ public:
   /// The producer warp's loop over K steps (emit inside `if warp ==
   /// producerWarp`).
   void emitProducer();
+  /// With clusters: this CTA's rank in its cluster (i32), the address of
+  /// `barrier` (shared) in the CTA of rank `rank`, a barrier.cluster
+  /// arrive + wait of every thread, and a tensor copy multicast to every CTA
+  /// of the cluster (data and complete_tx at the same offsets there).
+  Value clusterRank();
+  Value peerBarrier(Value barrier, Value rank);
+  void clusterSync();
+  void tensorCopyMulticast(Value map, Value destination, ValueRange coordinates,
+                           Value barrier);
   /// Makes the tensor maps written by the runtime visible to the TMA; once,
   /// by the thread that issues the copies, before the first one.
   void acquireTensorMaps();
@@ -373,7 +394,7 @@ public:
   };
   TileCoords tileCoords(Value linearTile);
   /// How many tiles this CTA walks (i32): ceil((tiles - blockIdx.x) /
-  /// gridDim.x).
+  /// gridDim.x); with clusters, of the cluster tiles by cluster index.
   Value tilesOfThisCTA();
   /// The linear index of this CTA's `i`-th tile.
   Value linearTileOf(Value i);

@@ -399,6 +399,8 @@ std::optional<GemmPlan> planGemm(const ::nvfp4::target::ChipInfo &chip,
     // cvt.f16x2.e4m3x2 (sm_89+): every chip with a tensor-core GEMM.
     if (plan.skinny())
       return skinnyGemmUnsupportedReason(plan);
+    if (plan.clusterM > 1 && (tcgen05 || mmaBlockScale))
+      return "clusters (_cN) are implemented for the sm_90a route only";
     if (tcgen05)
       return tcgen05GemmUnsupportedReason(plan);
     if (mmaBlockScale)

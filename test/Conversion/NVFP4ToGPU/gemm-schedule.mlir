@@ -27,3 +27,20 @@ func.func @forced(%a: !a, %b: !b) -> tensor<256x640xf32> {
 // silent fallback: four FP4 stages of 54 KiB and two decoded stages of 48
 // KiB exceed the 227 KiB of shared memory.
 // UNFIT: error: 'nvfp4.scaled_matmul' op cannot use gemm-schedule=128x256x256_s4_d2w1_p8: the decoder-warpgroup kernel needs {{[0-9]+}} bytes of shared memory
+
+// Clusters of 2 CTAs on the route (_c2): the kernel carries its cluster
+// shape (a plain launch of whole clusters runs it), the grid is whole
+// clusters, and B's tensor map boxes half of B's 256 rows: each CTA loads
+// its half and multicasts it to both.
+// RUN: nvfp4-opt %s --convert-nvfp4-to-gpu='chip=sm_90a gemm-schedule=128x256x256_s0_d4w0_p16_g5_c2' | FileCheck %s --check-prefix=CLUSTER
+// CLUSTER-LABEL: func.func @forced
+// CLUSTER: nvgpu.tma.create.descriptor {{.*}} -> <tensor = memref<1x128x64xf16, 3>
+// CLUSTER: %[[GRID:.*]] = arith.constant 4 : index
+// CLUSTER: gpu.launch_func @nvfp4_kernels::@nvfp4_scaled_matmul_256x640x512_1x16_16x16_to_f32_wgmma_128x256x256_s0_d4w0_p16_g5_c2
+// CLUSTER-SAME: blocks in (%[[GRID]],
+// CLUSTER: gpu.func @nvfp4_scaled_matmul_256x640x512_1x16_16x16_to_f32_wgmma_128x256x256_s0_d4w0_p16_g5_c2
+// CLUSTER-SAME: nvvm.cluster_dim = array<i32: 2, 1, 1>
+// CLUSTER: nvvm.cluster.arrive
+// CLUSTER: nvvm.mapa
+// RUN: not nvfp4-opt %s --convert-nvfp4-to-gpu='chip=sm_90a gemm-schedule=128x256x256_s2_d2w1_p8_c2' 2>&1 | FileCheck %s --check-prefix=NOCLUSTER
+// NOCLUSTER: error: 'nvfp4.scaled_matmul' op cannot use gemm-schedule=128x256x256_s2_d2w1_p8_c2: clusters (_cN) are implemented for the route (_s0_dDw0) only
