@@ -10,6 +10,7 @@
 
 #include "mlir/Conversion/NVVMToLLVM/NVVMToLLVM.h"
 #include "mlir/Conversion/Passes.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/GPU/Transforms/Passes.h"
 #include "mlir/Pass/PassManager.h"
@@ -23,6 +24,7 @@ void mlir::nvfp4::buildGPUKernelPipeline(OpPassManager &pm, StringRef chip,
   convert.chip = chip.str();
   convert.gemmSchedule = gemmSchedule.str();
   pm.addPass(createConvertNVFP4ToGPU(convert));
+  pm.addNestedPass<func::FuncOp>(createNVFP4FreeDeviceBuffers());
   OpPassManager &kernels = pm.nest<gpu::GPUModuleOp>();
   kernels.addPass(createSCFToControlFlowPass());
   // Bare pointers: a kernel parameter per buffer, so a runtime can launch

@@ -31,6 +31,27 @@ struct GPUPipelineOptions : public PassPipelineOptions<GPUPipelineOptions> {
                      "convert-nvfp4-to-gpu)"),
       llvm::cl::init("")};
 };
+struct UpstreamGPUPipelineOptions
+    : public PassPipelineOptions<UpstreamGPUPipelineOptions> {
+  Option<std::string> chip{*this, "chip",
+                           llvm::cl::desc("sm_90a, sm_100a, sm_103a or sm_120a"),
+                           llvm::cl::init("sm_103a")};
+  Option<std::string> gemmSchedule{
+      *this, "gemm-schedule",
+      llvm::cl::desc("force the tensor-core GEMM schedule (see "
+                     "convert-nvfp4-to-gpu)"),
+      llvm::cl::init("")};
+  Option<std::string> format{
+      *this, "format",
+      llvm::cl::desc("kernel serialization: isa (PTX, default), bin or "
+                     "fatbin (ptxas)"),
+      llvm::cl::init("isa")};
+  Option<bool> recipe{*this, "recipe",
+                      llvm::cl::desc("run nvfp4-assign-precision, "
+                                     "nvfp4-apply-recipe and "
+                                     "nvfp4-fuse-quantization first"),
+                      llvm::cl::init(true)};
+};
 } // namespace
 
 void mlir::nvfp4::buildReferencePipeline(OpPassManager &pm) {
@@ -89,5 +110,16 @@ void mlir::nvfp4::registerNVFP4Pipelines() {
       [](OpPassManager &pm, const GPUPipelineOptions &options) {
         buildToPTXPipeline(pm, options.chip.getValue(),
                            options.gemmSchedule.getValue());
+      });
+  PassPipelineRegistration<UpstreamGPUPipelineOptions>(
+      "nvfp4-to-upstream-gpu",
+      "Lower model or nvfp4 IR to the LLVM dialect with kernels serialized "
+      "for one chip and host code calling upstream's GPU runtime (mgpu*), "
+      "for mlir-translate --mlir-to-llvmir",
+      [](OpPassManager &pm, const UpstreamGPUPipelineOptions &options) {
+        buildUpstreamGPUPipeline(pm, options.chip.getValue(),
+                                 options.gemmSchedule.getValue(),
+                                 options.format.getValue(),
+                                 options.recipe.getValue());
       });
 }

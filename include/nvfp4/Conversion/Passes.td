@@ -174,4 +174,33 @@ def NVFP4VerifyKernelTarget
   ];
 }
 
+def NVFP4FreeDeviceBuffers
+    : Pass<"nvfp4-free-device-buffers", "::mlir::func::FuncOp"> {
+  let summary = "Free every device buffer the host code allocates and does "
+                "not return";
+  let description = [{
+    `convert-nvfp4-to-gpu` allocates a device buffer (`gpu.alloc`) for every
+    intermediate (codes, scales, amax, scratch) and frees none: each call of
+    the host function would leak them. This pass inserts a `gpu.dealloc`
+    after the last use of each allocation in its block, following the
+    buffer through views (`memref.collapse_shape`, `expand_shape`, `cast`,
+    `subview`), `bufferization.to_tensor` and tensor-map creation
+    (`nvgpu.tma.create_descriptor`) to its last kernel launch, fill, copy,
+    load or store. A buffer that reaches `func.return` belongs to the caller
+    (the manifest's results) and one used by anything else (a call, an op
+    the pass does not know) is left alone: leaking is safe, freeing a
+    buffer still in use is not. Synchronous host code only: an allocation
+    with async dependencies is left alone.
+
+    ```mlir
+    %a = gpu.alloc () : memref<1xi32>
+    gpu.launch_func @k::@amax ... args(%x : memref<2048xbf16>, %a : memref<1xi32>)
+    gpu.launch_func @k::@quantize ... args(..., %a : memref<1xi32>, ...)
+    // inserted:
+    gpu.dealloc %a : memref<1xi32>
+    ```
+  }];
+  let dependentDialects = ["::mlir::gpu::GPUDialect"];
+}
+
 #endif // NVFP4_CONVERSION_PASSES_TD

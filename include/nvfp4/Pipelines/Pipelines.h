@@ -32,6 +32,19 @@ void buildGPUKernelPipeline(OpPassManager &pm, llvm::StringRef chip,
 void buildToPTXPipeline(OpPassManager &pm, llvm::StringRef chip,
                         llvm::StringRef gemmSchedule = "");
 
+/// nvfp4-to-upstream-gpu{chip=...}: model IR (with `recipe`, the graph
+/// passes of nvfp4-compile first) or nvfp4 IR to one LLVM-dialect module
+/// for upstream's tools: kernels serialized as gpu.binary (`format`: isa
+/// for PTX, bin or fatbin through ptxas) with the chip's PTX features, host
+/// code calling upstream's GPU runtime (mgpu*) with bare-pointer kernel
+/// arguments as the manifest describes them, a free for every device
+/// buffer not returned. `mlir-translate --mlir-to-llvmir` takes it to LLVM
+/// IR (docs/Embedding.md, section 6).
+void buildUpstreamGPUPipeline(OpPassManager &pm, llvm::StringRef chip,
+                              llvm::StringRef gemmSchedule = "",
+                              llvm::StringRef format = "isa",
+                              bool recipe = true);
+
 /// Registers the nvfp4 pipelines with the global pass registry.
 void registerNVFP4Pipelines();
 

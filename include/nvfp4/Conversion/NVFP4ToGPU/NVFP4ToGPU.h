@@ -54,6 +54,12 @@ void populateTransposeToGPUPatterns(const TypeConverter &converter,
 void populatePackingToGPUPatterns(const TypeConverter &converter,
                                   RewritePatternSet &patterns);
 
+/// Inserts a gpu.dealloc after the last use of every synchronous gpu.alloc
+/// in `region` whose buffer neither reaches a return nor is used by an op
+/// the analysis does not know (nvfp4-free-device-buffers). Returns how many
+/// were inserted.
+unsigned freeDeviceBuffers(Region &region);
+
 } // namespace nvfp4
 } // namespace mlir
 

@@ -4,6 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "nvfp4/Dialect/NVFP4/IR/NVFP4Bytecode.h"
 #include "nvfp4/Dialect/NVFP4/IR/NVFP4Dialect.h"
 #include "nvfp4/Dialect/NVFP4/IR/NVFP4Ops.h"
 
@@ -31,6 +32,7 @@ void NVFP4Dialect::initialize() {
 #define GET_OP_LIST
 #include "nvfp4/Dialect/NVFP4/IR/NVFP4Ops.cpp.inc"
       >();
+  detail::addBytecodeInterface(this);
 }
 
 //===----------------------------------------------------------------------===//
