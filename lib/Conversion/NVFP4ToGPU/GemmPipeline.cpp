@@ -68,6 +68,8 @@ GemmSchedule kernels::chooseGemmSchedule(
   schedule.tileM = chip.gemmTile.m;
   schedule.tileN = chip.gemmTile.n;
   schedule.stages = chip.gemmTile.stages;
+  if (chip.has(::nvfp4::target::Instruction::Tcgen05BlockScaleMma))
+    return chooseTcgen05Schedule(chip, lhs, schedule);
   if (chip.scaleSource != ::nvfp4::target::MmaScaleSource::Emulated ||
       !chip.multiprocessors)
     return schedule;
@@ -156,6 +158,8 @@ std::string GemmSchedule::name() const {
     text += "_g" + std::to_string(gridLimit);
   if (splitK > 1)
     text += "_k" + std::to_string(splitK);
+  if (mmaK != 64)
+    text += "_u" + std::to_string(mmaK);
   return text;
 }
 
@@ -215,6 +219,9 @@ FailureOr<GemmSchedule> kernels::parseGemmSchedule(StringRef text,
   }
   if (rest.consume_front("_k") && !number(rest, schedule.splitK))
     return fail("split-K is _kS with S > 0");
+  if (rest.consume_front("_u") &&
+      (!number(rest, schedule.mmaK) || schedule.mmaK != 96))
+    return fail("the K = 96 MMA is _u96");
   if (!rest.empty())
     return fail("unexpected '" + rest + "'");
   return schedule;

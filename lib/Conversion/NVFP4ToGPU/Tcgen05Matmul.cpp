@@ -56,6 +56,19 @@
 // tcgen05.mma -> tcgen05.cp ordering is needed; tcgen05.cp -> tcgen05.mma
 // from one thread is a pipelined pair (9.7.16.6.2).
 //
+// sm_103a's K = 96 form (GemmSchedule::mmaK = 96, schedule suffix _u96;
+// instruction descriptor bit 31, PTX ISA 9.7.16.4.2 Table 44) issues 8
+// MMAs per 768 codes, i.e. per 3 K steps: each reads 48 bytes of every code
+// row, so two of the eight cross from one stage's 128-byte swizzle row into
+// the next stage's; their descriptors use the absolute leading-dimension
+// mode, whose bits 16-29 address that second chunk (PTX ISA 9.7.16.3.1.2,
+// sm_103a only). The 6 scales per row of an MMA start at byte 0 or 2 of a
+// scale word (scale factor ID, 9.7.16.10.7.2) and run into the next atom's
+// columns, so the 12 atoms of a 3-stage group sit in 48 contiguous columns
+// per operand (emitMmaK96). All of it is what CUTLASS's sm_103 "ultra"
+// kernel does (../shared/reference/cutlass-ptx/cutlass_89.sm_103a.ptx;
+// unittests/Target/SmemDescTest.cpp K96MmaStep compares).
+//
 // Rows of A or B past the matrix edge are never copied (codes) or stored
 // (re-laid scales); they feed only accumulator rows/columns that the
 // bounds-checked epilogue does not store.
@@ -102,6 +115,10 @@ constexpr tgt::CtaGroup kCtaGroup = tgt::CtaGroup::One;
 /// The constants of one kernel, all from the Tcgen05Encoding encoders.
 struct Tcgen05Constants {
   uint32_t instrDesc = 0;
+  /// K = 96 (plan.mmaK == 96): the descriptors with scale factor IDs 0 and
+  /// 2, and the codes' descriptor in the absolute leading-dimension mode.
+  uint32_t instrDescK96[2] = {0, 0};
+  uint64_t codesDescK96 = 0;
   /// Descriptors with start address 0: OR in encode(address).
   uint64_t codesDesc = 0, scalesDesc = 0;
   /// tcgen05.cp source offsets of the 4 atoms of a K step.
@@ -120,14 +137,38 @@ tgt::Expected<Tcgen05Constants> planConstants(const GemmPlan &plan) {
     return fail("the pipeline plan is not laid out for tcgen05");
   if (plan.splitK > 1)
     return fail("split-K is not implemented for the tcgen05 kernel yet");
-  if (plan.tileM != 128 || plan.tileN % kLoadColumns != 0 ||
+  // One 128x4 atom of B scales per MMA step (4 TMEM columns): B tiles of
+  // 128 rows.
+  if (plan.tileM != 128 || plan.tileN != 128 ||
       plan.consumerWarps != kEpilogueWarps + 1)
-    return fail("the tcgen05 kernel needs a 128 x 32n tile and 6 warps");
+    return fail("the tcgen05 kernel needs a 128 x 128 tile and 6 warps");
   Tcgen05Constants c;
   auto idesc = tgt::encodeNvfp4InstrDesc(kCtaGroup, plan.tileM, plan.tileN);
   if (!idesc.ok())
     return fail(idesc.message());
   c.instrDesc = idesc->Value;
+  if (plan.mmaK != kMmaK) {
+    if (plan.mmaK != 96)
+      return fail("the tcgen05 MMA has K = 64 or 96");
+    if (!plan.chip ||
+        !plan.chip->has(::nvfp4::target::Instruction::Tcgen05BlockScaleMmaK96))
+      return fail("the K = 96 MMA needs sm_103a");
+    if (plan.k % tgt::kK96GroupK != 0)
+      return fail("the K = 96 MMA needs K to be a multiple of 768");
+    if (plan.stages % 3 != 0)
+      return fail("the K = 96 MMA needs a multiple of 3 stages");
+    for (uint32_t id : {0u, 2u}) {
+      auto k96 = tgt::encodeNvfp4K96InstrDesc(kCtaGroup, plan.tileM,
+                                              plan.tileN, id);
+      if (!k96.ok())
+        return fail(k96.message());
+      c.instrDescK96[id / 2] = k96->Value;
+    }
+  }
+  if (plan.chip && plan.sharedMemoryBytes() > plan.chip->maxSharedMemoryPerBlock)
+    return fail("the stages need " + std::to_string(plan.sharedMemoryBytes()) +
+                " bytes of shared memory, more than the chip's " +
+                std::to_string(plan.chip->maxSharedMemoryPerBlock));
 
   tgt::SmemDescriptorConfig codes;
   codes.LeadingDimByteOffset = 16;
@@ -139,6 +180,15 @@ tgt::Expected<Tcgen05Constants> planConstants(const GemmPlan &plan) {
   if (!codesDesc.ok())
     return fail(codesDesc.message());
   c.codesDesc = codesDesc->Value;
+  if (plan.mmaK == 96) {
+    // Bits 16-29 carry an address (ORed in at run time, with the start).
+    codes.LeadingDimByteOffset = 0;
+    codes.LeadingMode = tgt::LeadingDimMode::AbsoluteAddress;
+    auto absolute = tgt::encodeTcgen05SmemDescriptor(codes);
+    if (!absolute.ok())
+      return fail(absolute.message());
+    c.codesDescK96 = absolute->Value;
+  }
 
   auto copies = tgt::planScaleFactorCopy(plan.tileM, kGemmTileK / 16, 0);
   if (!copies.ok())
@@ -208,6 +258,16 @@ struct Tcgen05Kernel {
                                      static_cast<int64_t>(desc)));
   }
 
+  /// `desc` (absolute leading-dimension mode) with encode(address) in the
+  /// start field and encode(second) in bits 16-29 (PTX ISA 9.7.16.3.1.2).
+  Value descriptor(uint64_t desc, Value address, Value second) {
+    Value field = e.lshr(e.andi(second, 0x3FFFF), 4);
+    Value wide = arith::ExtUIOp::create(b, loc, b.getI64Type(), field);
+    Value shifted = arith::ShLIOp::create(
+        b, loc, wide, arith::ConstantIntOp::create(b, loc, b.getI64Type(), 16));
+    return arith::OrIOp::create(b, loc, descriptor(desc, address), shifted);
+  }
+
   /// Warp 0 allocates the columns; the address lands in shared memory.
   void allocate() {
     ifThen(e.eq(e.warpId(), 0), [&] {
@@ -228,8 +288,138 @@ struct Tcgen05Kernel {
                                     e.sharedPtr(c.tmemSlotOffset), 4);
   }
 
+  void copyScales(Value sfaColumn, Value sfbColumn, Value base,
+                  int64_t step) {
+    const GemmPlan &plan = e.plan;
+    for (auto [op, column] :
+         {std::pair{&plan.a, sfaColumn}, std::pair{&plan.b, sfbColumn}}) {
+      Value src =
+          e.add(base, e.c32(op->scalesOffset + step * c.atomStrideK));
+      NVVM::Tcgen05CpOp::create(
+          b, loc,
+          NVVM::Tcgen05CpShapeAttr::get(ctx(),
+                                        NVVM::Tcgen05CpShape::SHAPE_32x128b),
+          group(),
+          NVVM::Tcgen05CpMulticastAttr::get(ctx(),
+                                            NVVM::Tcgen05CpMulticast::WARPX4),
+          NVVM::Tcgen05CpSrcFormatAttr(), tmemPtr(column),
+          descriptor(c.scalesDesc, src));
+    }
+  }
+
+  void mma(Value aDesc, Value bDesc, Value idesc, Value accumulate, Value sfa,
+           Value sfb) {
+    NVVM::Tcgen05MMABlockScaleOp::create(
+        b, loc,
+        NVVM::MMABlockScaleKindAttr::get(ctx(),
+                                         NVVM::MMABlockScaleKind::MXF4NVF4),
+        group(),
+        NVVM::Tcgen05MMABlockScaleAttr::get(
+            ctx(), NVVM::Tcgen05MMABlockScale::BLOCK16),
+        NVVM::Tcgen05MMACollectorOpAttr::get(
+            ctx(), NVVM::Tcgen05MMACollectorOp::DISCARD),
+        tmemPtr(tmemBase), aDesc, bDesc, idesc, accumulate, tmemPtr(sfa),
+        tmemPtr(sfb));
+  }
+
+  /// The K = 96 mainloop (sm_103a). The K steps go in groups of 3 (768
+  /// codes = 8 MMAs); stages % 3 == 0, so a group's stages are 3s, 3s+1,
+  /// 3s+2 and its scale columns can be contiguous: group slot g = stage / 3
+  /// owns 96 columns from tileN + 96 g, SFA atom a (blocks 4a..4a+3 of the
+  /// group) at + 4a and SFB atom a at + 48 + 4a, so that the 6 scales of an
+  /// MMA can run from one atom's words into the next one's. Step p of a
+  /// group copies its 8 atoms and issues the MMAs that end in its stage
+  /// (getK96MmaStep); a stage is released (tcgen05.commit to its "empty"
+  /// barrier) after the last MMA that reads it -- stage p - 1 after the
+  /// straddling MMA, the group's last stage after MMA 7. Its scale columns
+  /// are therefore rewritten only after every MMA reading them completed,
+  /// as in the K = 64 loop.
+  void emitMmaK96() {
+    const GemmPlan &plan = e.plan;
+    constexpr int64_t groupSteps = tgt::kK96GroupK / kGemmTileK;
+    constexpr int64_t groupColumns = groupSteps * kScaleColumnsPerStage;
+    auto loop = scf::ForOp::create(b, loc, e.c32(0),
+                                   e.c32(plan.kSteps() / groupSteps), e.c32(1));
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(loop.getBody());
+    Value groupIndex = loop.getInductionVar();
+    for (int64_t p = 0; p < groupSteps; ++p) {
+      Value kStep = e.add(e.mul(groupIndex, e.c32(groupSteps)), e.c32(p));
+      e.waitFull(kStep);
+      fence(NVVM::Tcgen05FenceKind::AFTER_THREAD_SYNC);
+      ifThen(e.eq(e.laneId(), 0), [&] {
+        Value stage =
+            arith::RemUIOp::create(b, loc, kStep, e.c32(plan.stages));
+        // Stage of row r of this group: stage - p + r (no wrap: stage % 3
+        // == p).
+        auto rowBase = [&](int64_t row) {
+          return sharedAddress(e.stagePtr(e.add(stage, e.c32(row - p))));
+        };
+        Value slot = arith::DivUIOp::create(b, loc, stage, e.c32(groupSteps));
+        Value columns = e.add(e.c32(plan.tileN),
+                              e.mul(slot, e.c32(groupColumns)));
+        auto sfa = [&](int64_t atom) {
+          return tmemColumn(e.add(columns, e.c32(atom * kScaleColumnsPerStep)));
+        };
+        auto sfb = [&](int64_t atom) {
+          return tmemColumn(e.add(
+              columns, e.c32(groupColumns / 2 + atom * kScaleColumnsPerStep)));
+        };
+        Value base = rowBase(p);
+        for (int64_t step = 0; step < kMmaSteps; ++step)
+          copyScales(sfa(p * kMmaSteps + step), sfb(p * kMmaSteps + step),
+                     base, step);
+        Value always = arith::ConstantIntOp::create(b, loc, b.getI1Type(), 1);
+        for (uint32_t i = 0; i < tgt::kK96MmasPerGroup; ++i) {
+          tgt::Expected<tgt::K96MmaStep> step = tgt::getK96MmaStep(i);
+          if (step->LastRow != uint32_t(p))
+            continue;
+          Value first = rowBase(step->FirstRow);
+          auto operand = [&](const GemmOperand &op) {
+            return descriptor(
+                c.codesDescK96,
+                e.add(first, e.c32(op.codesOffset + step->ByteOffset)),
+                e.add(base, e.c32(op.codesOffset)));
+          };
+          // TMEM is not zeroed: the first MMA of the tile overwrites.
+          Value accumulate =
+              i == 0 ? arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne,
+                                             groupIndex, e.c32(0))
+                           .getResult()
+                     : always;
+          // CUTLASS also carries the scale factor ID in bits 30-31 of the
+          // scale addresses (cutlass_89_sm103a_ultra_mma.ptx: r450 =
+          // base + 0x80000000 + 452 with ID 2); the PTX ISA names only the
+          // idesc fields. Both are set, as there.
+          Value idBits = e.c32(static_cast<int32_t>(
+              static_cast<uint32_t>(step->ScaleFactorId) << 30));
+          mma(operand(plan.a), operand(plan.b),
+              e.c32(static_cast<int32_t>(
+                  c.instrDescK96[step->ScaleFactorId / 2])),
+              accumulate, e.add(sfa(step->ScaleAtom), idBits),
+              e.add(sfb(step->ScaleAtom), idBits));
+          if (step->Straddles) // the previous stage is read for the last time
+            NVVM::Tcgen05CommitOp::create(
+                b, loc, e.emptyBarrier(e.add(stage, e.c32(-1))), Value(),
+                group());
+        }
+        if (p == groupSteps - 1)
+          NVVM::Tcgen05CommitOp::create(b, loc, e.emptyBarrier(stage),
+                                        Value(), group());
+      });
+    }
+  }
+
   void emitMma() {
     const GemmPlan &plan = e.plan;
+    if (plan.mmaK == 96) {
+      emitMmaK96();
+      ifThen(e.eq(e.laneId(), 0), [&] {
+        NVVM::Tcgen05CommitOp::create(b, loc, e.sharedPtr(c.accBarrierOffset),
+                                      Value(), group());
+      });
+      return;
+    }
     Value idesc = e.c32(c.instrDesc);
     auto loop = scf::ForOp::create(b, loc, e.c32(0), e.c32(plan.kSteps()),
                                    e.c32(1));
@@ -441,6 +631,23 @@ struct Tcgen05Kernel {
 };
 
 } // namespace
+
+GemmSchedule
+kernels::chooseTcgen05Schedule(const ::nvfp4::target::ChipInfo &chip,
+                               BlockScaledTensorType lhs, GemmSchedule base) {
+  // sm_103a: the K = 96 MMA issues 768 codes in 8 instructions instead of
+  // 12, and GB300's dense FP4 peak is 1.5x B200's (bench/gemm_model.py and
+  // docs/Blackwell.md section 8); it needs K % 768 == 0 (the MMAs line up
+  // with the 128-byte swizzle rows again every 768 codes) and a multiple
+  // of 3 stages: 6, which fit in shared memory (6 x 36 KiB) and Tensor
+  // Memory (128 + 6 x 32 columns). Other K keep the K = 64 MMA.
+  if (chip.has(::nvfp4::target::Instruction::Tcgen05BlockScaleMmaK96) &&
+      lhs.getCols() % tgt::kK96GroupK == 0) {
+    base.mmaK = 96;
+    base.stages = 6;
+  }
+  return base;
+}
 
 std::string kernels::tcgen05GemmUnsupportedReason(const GemmPlan &plan) {
   tgt::Expected<Tcgen05Constants> constants = planConstants(plan);
