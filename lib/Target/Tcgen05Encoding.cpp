@@ -746,7 +746,12 @@ nvfp4::target::planScaleFactorCopy(uint32_t Rows, uint32_t ScaleBlocks,
                          str(LastAtomEnd) +
                          ", beyond what a descriptor can address (262144)");
   Plan.FirstAtom.StartAddress = SmemTileAddress;
-  Plan.FirstAtom.LeadingDimByteOffset = 0;
+  // K-major without swizzle, LBO is the distance from the first to the
+  // second 16-byte column of a core-matrix group (PTX ISA 9.7.16.3.1.1);
+  // a 32x128b copy reads rows of one 16-byte column, so the field is never
+  // used. 16 (encoded 1) is what CUTLASS writes (0x0000400800010000 in
+  // cutlass_72a_1sm.sm_100a.ptx:1412 and cutlass_89.sm_103a.ptx:4265).
+  Plan.FirstAtom.LeadingDimByteOffset = 16;
   Plan.FirstAtom.StrideDimByteOffset = 128;
   Plan.FirstAtom.Swizzle = SmemSwizzle::None;
   return Plan;

@@ -380,7 +380,8 @@ struct ScaleFactorCopyPlan {
   uint32_t ColumnsPerMmaStep = 0; ///< AtomsM * 4.
   uint32_t TotalColumns = 0;      ///< AtomsM * AtomsK * 4.
   /// Descriptor fields for the first atom: no swizzle, SBO = 128 (8 rows of
-  /// 16 bytes), LBO = 0 (the 16-byte row is a single core-matrix column).
+  /// 16 bytes), LBO = 16 (unused: the 16-byte row is a single core-matrix
+  /// column; 16 is CUTLASS's value).
   SmemDescriptorConfig FirstAtom;
 };
 
