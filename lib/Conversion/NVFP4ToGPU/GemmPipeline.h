@@ -363,6 +363,12 @@ public:
   /// The producer warp's loop over K steps (emit inside `if warp ==
   /// producerWarp`).
   void emitProducer();
+  /// The producer warp's loop for persistent plans: the K steps of every
+  /// tile this CTA walks (tilesOfThisCTA, in the grouped order of
+  /// tileCoords), one ring of stages across tiles, so the copies of tile
+  /// i + 1 start while tile i's MMAs run. The ring step is tile * kSteps +
+  /// kStep; a consumer counts the same way.
+  void emitPersistentProducer();
   /// Makes the tensor maps written by the runtime visible to the TMA; once,
   /// by the thread that issues the copies, before the first one.
   void acquireTensorMaps();
@@ -575,10 +581,12 @@ std::string skinnyGemmUnsupportedReason(const GemmPlan &plan);
 /// evenly (the skinny kernel's split of K inside a CTA).
 int64_t skinnyGemmWarps(int64_t k, int64_t preferred);
 /// The sm_100a/sm_103a rule (docs/Blackwell.md section 8): `base` (the
-/// chip's tile) with the K = 96 MMA and 6 stages where the chip has it and
-/// K is a multiple of 768. Defined in Tcgen05Matmul.cpp.
+/// chip's tile), persistent when its tiles exceed the SMs, with the K = 96
+/// MMA and 6 stages where the chip has it and K is a multiple of 768.
+/// Defined in Tcgen05Matmul.cpp.
 GemmSchedule chooseTcgen05Schedule(const ::nvfp4::target::ChipInfo &chip,
                                    BlockScaledTensorType lhs,
+                                   BlockScaledTensorType rhs,
                                    GemmSchedule base);
 
 /// Builds the sm_120a kernel: the shared pipeline with consumers that feed
