@@ -58,9 +58,9 @@ class Schedule:
 
 
 SCHEDULES = [
-    Schedule("128x128x256_s4 (1-CTA, K=64; today's default)", 128, 128),
-    Schedule("128x128x256_s6_u96 (1-CTA, K=96)", 128, 128, mma_k=96),
-    Schedule("128x128 persistent, 2 TMEM stages", 128, 128, persistent=True),
+    Schedule("128x128x256_s4 (1-CTA, K=64, a tile per CTA)", 128, 128),
+    Schedule("128x128x256_s6_mk96 (1-CTA, K=96)", 128, 128, mma_k=96),
+    Schedule("128x128x256_s4_p8 (persistent, 2 TMEM stages)", 128, 128, persistent=True),
     Schedule("128x256 1-CTA", 128, 256),
     Schedule("256x256 cta_group::2 persistent (CUTLASS 72a)", 256, 256,
              cta_group=2, persistent=True),

@@ -159,7 +159,7 @@ std::string GemmSchedule::name() const {
   if (splitK > 1)
     text += "_k" + std::to_string(splitK);
   if (mmaK != 64)
-    text += "_u" + std::to_string(mmaK);
+    text += "_mk" + std::to_string(mmaK);
   return text;
 }
 
@@ -219,9 +219,9 @@ FailureOr<GemmSchedule> kernels::parseGemmSchedule(StringRef text,
   }
   if (rest.consume_front("_k") && !number(rest, schedule.splitK))
     return fail("split-K is _kS with S > 0");
-  if (rest.consume_front("_u") &&
+  if (rest.consume_front("_mk") &&
       (!number(rest, schedule.mmaK) || schedule.mmaK != 96))
-    return fail("the K = 96 MMA is _u96");
+    return fail("the K = 96 MMA is _mk96");
   if (!rest.empty())
     return fail("unexpected '" + rest + "'");
   return schedule;

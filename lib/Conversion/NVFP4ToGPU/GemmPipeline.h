@@ -180,7 +180,7 @@ struct GemmSchedule {
   /// "128x256x256_s2_d2w1_p8": tile, FP4 stages, decoded stages and decoder
   /// warpgroups (when decodedStages > 0), persistent with its raster group
   /// (when persistent) and "_gN" with a grid limit, "_kS" with split-K,
-  /// "_u96" with the K = 96 MMA (CUTLASS calls it "ultra").
+  /// "_mk96" with the K = 96 MMA (CUTLASS calls it "ultra").
   /// parseGemmSchedule reads it back.
   std::string name() const;
 };

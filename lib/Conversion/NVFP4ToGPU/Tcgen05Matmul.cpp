@@ -56,7 +56,7 @@
 // tcgen05.mma -> tcgen05.cp ordering is needed; tcgen05.cp -> tcgen05.mma
 // from one thread is a pipelined pair (9.7.16.6.2).
 //
-// sm_103a's K = 96 form (GemmSchedule::mmaK = 96, schedule suffix _u96;
+// sm_103a's K = 96 form (GemmSchedule::mmaK = 96, schedule suffix _mk96;
 // instruction descriptor bit 31, PTX ISA 9.7.16.4.2 Table 44) issues 8
 // MMAs per 768 codes, i.e. per 3 K steps: each reads 48 bytes of every code
 // row, so two of the eight cross from one stage's 128-byte swizzle row into
@@ -727,7 +727,7 @@ kernels::chooseTcgen05Schedule(const ::nvfp4::target::ChipInfo &chip,
   // (128 + 6 x 32 columns). The model finds the 128 x 128 tile feed-bound,
   // so K = 96 is neutral there and persistence is the gain that counts:
   // with more tiles than SMs the rule keeps K = 64 (persistent K = 96,
-  // `_p8_u96`, can be forced; ptxas spills 4 bytes in its variant with
+  // `_p8_mk96`, can be forced; ptxas spills 4 bytes in its variant with
   // linear B scales and an FP32 result).
   if (chip.has(::nvfp4::target::Instruction::Tcgen05BlockScaleMmaK96) &&
       lhs.getCols() % tgt::kK96GroupK == 0) {
