@@ -38,15 +38,17 @@ constexpr std::array<ChipInfo, 4> kChips = {{
            Instruction::MmaSyncBF16}),
      MmaScaleSource::TensorMemorySwizzled128x4,
      /*gemmTile=*/{128, 128, 256, 4, 1, 192}, 227 * 1024,
-     "Blackwell B200/GB200"},
+     "Blackwell B200/GB200",
+     /*multiprocessors=*/148}, // B200
     {"sm_103a", 103, 88, "+ptx88",
      bits({Instruction::CvtE2M1x2, Instruction::CvtRsE2M1x4,
            Instruction::CvtE4M3x2, Instruction::Tcgen05BlockScaleMma,
-           Instruction::Tma, Instruction::Clusters,
-           Instruction::MmaSyncBF16}),
+           Instruction::Tcgen05BlockScaleMmaK96, Instruction::Tma,
+           Instruction::Clusters, Instruction::MmaSyncBF16}),
      MmaScaleSource::TensorMemorySm103,
      /*gemmTile=*/{128, 128, 256, 4, 1, 192}, 227 * 1024,
-     "Blackwell Ultra B300/GB300"},
+     "Blackwell Ultra B300/GB300",
+     /*multiprocessors=*/160}, // B300
     {"sm_120a", 120, 87, "+ptx87",
      bits({Instruction::CvtE2M1x2, Instruction::CvtE4M3x2,
            Instruction::MmaSyncBlockScale, Instruction::Tma,
@@ -95,6 +97,8 @@ std::string_view nvfp4::target::instructionName(Instruction instruction) {
     return "thread-block clusters";
   case Instruction::MmaSyncBF16:
     return "mma.sync.m16n8k16.bf16";
+  case Instruction::Tcgen05BlockScaleMmaK96:
+    return "tcgen05.mma.kind::mxf4nvf4.block_scale (K = 96)";
   }
   return "unknown instruction";
 }

@@ -232,7 +232,12 @@ Status nvfp4::target::verifyBlockScaledMmaShape(MmaKind Kind, CtaGroup Group,
   const char *Table = " (PTX ISA 9.7.16.2.1 Table 39)";
 
   // K: 32/64 (mxf8f6f4 dense/sparse), 64/128 (mxf4*), and K1 = 96 for dense
-  // mxf4* 256xNxK1 with cta_group::2.
+  // mxf4*: Table 39 lists 256xNxK1 for cta_group::2; sm_103a also takes
+  // 128xNx96 with cta_group::1 -- CUTLASS's SM103_MXF4_ULTRA_SS_VS 1-SM atom,
+  // whose PTX (../shared/reference/cutlass-ptx/cutlass_89_sm103a_ultra_mma.ptx)
+  // issues tcgen05.mma.cta_group::1 with idesc 0x88400480 (M = 128, N = 256,
+  // bit 31). Whether the chip has the K = 96 form is the chip table's
+  // business (Instruction::Tcgen05BlockScaleMmaK96).
   uint32_t DenseK = Kind == MmaKind::MXF8F6F4 ? 32 : 64;
   uint32_t ExpectedK = Sparse ? 2 * DenseK : DenseK;
   bool IsK96 = isFp4Kind(Kind) && !Sparse && K == 96;
@@ -243,11 +248,6 @@ Status nvfp4::target::verifyBlockScaledMmaShape(MmaKind Kind, CtaGroup Group,
                          Table);
 
   if (Group == CtaGroup::One) {
-    if (IsK96)
-      return Status::error(Where +
-                           ": K = 96 requires cta_group::2 and "
-                           "M = 256" +
-                           Table);
     if (M != 128)
       return Status::error(Where + ": M = " + str(M) +
                            " is not supported, expected 128" + Table);
@@ -394,6 +394,40 @@ nvfp4::target::encodeNvfp4InstrDesc(CtaGroup Group, uint32_t M, uint32_t N) {
   Config.ScaleType = ScaleFactorType::UE4M3;
   Config.VecSize = ScaleVecSize::X4;
   return encodeBlockScaledInstrDesc(Config);
+}
+
+Expected<BlockScaledInstrDesc>
+nvfp4::target::encodeNvfp4K96InstrDesc(CtaGroup Group, uint32_t M, uint32_t N,
+                                       uint32_t ScaleFactorId) {
+  BlockScaledMmaConfig Config;
+  Config.Kind = MmaKind::MXF4NVF4;
+  Config.Group = Group;
+  Config.M = M;
+  Config.N = N;
+  Config.K = 96;
+  Config.ScaleType = ScaleFactorType::UE4M3;
+  Config.VecSize = ScaleVecSize::X4;
+  Config.ScaleFactorAId = ScaleFactorId;
+  Config.ScaleFactorBId = ScaleFactorId;
+  return encodeBlockScaledInstrDesc(Config);
+}
+
+Expected<K96MmaStep> nvfp4::target::getK96MmaStep(uint32_t Index) {
+  if (Index >= kK96MmasPerGroup)
+    return Status::error("K = 96 MMA " + str(Index) + " is outside the " +
+                         str(kK96MmasPerGroup) + " of a 768-code group");
+  constexpr uint32_t RowBytes = kK96RowCodes / 2, MmaBytes = 96 / 2;
+  K96MmaStep Step;
+  uint32_t First = Index * MmaBytes, Last = First + MmaBytes - 1;
+  Step.FirstRow = First / RowBytes;
+  Step.ByteOffset = First % RowBytes;
+  Step.LastRow = Last / RowBytes;
+  Step.Straddles = Step.FirstRow != Step.LastRow;
+  // 96 codes = 6 blocks of 16; atoms hold 4 blocks.
+  uint32_t FirstBlock = Index * 6;
+  Step.ScaleAtom = FirstBlock / kScaleAtomBlocks;
+  Step.ScaleFactorId = FirstBlock % kScaleAtomBlocks;
+  return Step;
 }
 
 //===----------------------------------------------------------------------===//
@@ -712,7 +746,12 @@ nvfp4::target::planScaleFactorCopy(uint32_t Rows, uint32_t ScaleBlocks,
                          str(LastAtomEnd) +
                          ", beyond what a descriptor can address (262144)");
   Plan.FirstAtom.StartAddress = SmemTileAddress;
-  Plan.FirstAtom.LeadingDimByteOffset = 0;
+  // K-major without swizzle, LBO is the distance from the first to the
+  // second 16-byte column of a core-matrix group (PTX ISA 9.7.16.3.1.1);
+  // a 32x128b copy reads rows of one 16-byte column, so the field is never
+  // used. 16 (encoded 1) is what CUTLASS writes (0x0000400800010000 in
+  // cutlass_72a_1sm.sm_100a.ptx:1412 and cutlass_89.sm_103a.ptx:4265).
+  Plan.FirstAtom.LeadingDimByteOffset = 16;
   Plan.FirstAtom.StrideDimByteOffset = 128;
   Plan.FirstAtom.Swizzle = SmemSwizzle::None;
   return Plan;

@@ -87,6 +87,15 @@ struct CudaDriver {
 /// status (NoDevice) is returned again by every later call.
 Expected<const CudaDriver *> getDriver();
 
+/// cuDriverGetVersion's answer (e.g. 13000 for CUDA 13.0), or 0 when the
+/// driver cannot say.
+inline int driverVersion(const CudaDriver &driver) {
+  int version = 0;
+  if (driver.cuDriverGetVersion(&version) != CUDA_SUCCESS)
+    return 0;
+  return version;
+}
+
 /// "CUDA_ERROR_X (text)" for `result`.
 std::string describeCudaError(const CudaDriver &driver, CUresult result);
 

@@ -230,6 +230,7 @@ LauncherImpl::tensorMaps(const std::vector<uint64_t> &addresses,
         static_cast<CUtensorMapFloatOOBfill>(e->oobFill));
     if (r != CUDA_SUCCESS)
       return cuda(r, what);
+    applySmallTensorMapWorkaround(&set.host[i], *e, driverVersion(d));
   }
   size_t bytes = set.host.size() * sizeof(CUtensorMap);
   CUresult r;

@@ -381,6 +381,33 @@ std::string detail::describeTensorMapEncoding(const TensorMapEncoding &e) {
          name(promotions, e.l2Promotion) + ", " + name(fills, e.oobFill) + ")";
 }
 
+uint64_t nvfp4::runtime::tensorMapSpanBytes(const TensorMapEncoding &e) {
+  // CUtensorMapDataType -> bytes (cuda.h: UINT8, UINT16, UINT32, INT32,
+  // UINT64, INT64, FLOAT16, FLOAT32, FLOAT64, BFLOAT16).
+  static constexpr uint64_t kBytes[] = {1, 2, 4, 4, 8, 8, 2, 4, 8, 2};
+  uint64_t element =
+      e.dataType >= 0 && e.dataType < 10 ? kBytes[e.dataType] : 1;
+  if (e.rank == 0)
+    return 0;
+  uint64_t span = element + (e.globalDim[0] - 1) * element;
+  for (uint32_t i = 1; i < e.rank; ++i)
+    span += (e.globalDim[i] - 1) * e.globalStrides[i - 1];
+  return span;
+}
+
+bool nvfp4::runtime::applySmallTensorMapWorkaround(
+    void *tensorMap, const TensorMapEncoding &encoding, int driverVersion) {
+  if (driverVersion <= 0 || driverVersion > 13010 ||
+      tensorMapSpanBytes(encoding) >= 131072)
+    return false;
+  uint64_t word;
+  auto *bytes = static_cast<unsigned char *>(tensorMap);
+  std::memcpy(&word, bytes + 8, sizeof(word));
+  word &= ~(uint64_t(1) << 21);
+  std::memcpy(bytes + 8, &word, sizeof(word));
+  return true;
+}
+
 Expected<TensorMapEncoding>
 nvfp4::runtime::computeTensorMapEncoding(const TensorMapSpec &spec) {
   auto bad = [](const std::string &message) {

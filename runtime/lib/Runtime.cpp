@@ -579,6 +579,7 @@ public:
             static_cast<CUtensorMapFloatOOBfill>(e->oobFill));
         if (r != CUDA_SUCCESS)
           return cuda(r, what);
+        applySmallTensorMapWorkaround(&host[next], *e, driverVersion(d));
         where.emplace_back(k, j);
         ++next;
       }

@@ -256,6 +256,40 @@ def _error_name(lib, result):
     return _FALLBACK_ERROR_NAMES.get(result, f"CUDA error {result}")
 
 
+def span_bytes(e):
+    """Bytes the tensor of Encoding `e` spans in global memory: one element
+    plus (dim - 1) strides of every dimension (CuTe's cosize x element
+    size; libnvfp4_runtime's tensorMapSpanBytes)."""
+    element = [1, 2, 4, 4, 8, 8, 2, 4, 8, 2][e.data_type]
+    strides = [element] + list(e.global_strides)
+    return element + sum((d - 1) * s for d, s in zip(e.global_dim, strides))
+
+
+def small_tensor_workaround(descriptor, e, driver_version):
+    """CUTLASS's workaround for small tensors on drivers up to 13.1
+    (NVIDIA/cutlass include/cute/atom/copy_traits_sm90_tma.hpp at 7107b055,
+    as libnvfp4_runtime's applySmallTensorMapWorkaround): the 128 bytes
+    `descriptor` with bit 21 of their second 64-bit word cleared when
+    0 < driver_version <= 13010 and the tensor spans fewer than 131072
+    bytes; otherwise unchanged."""
+    if not 0 < driver_version <= 13010 or span_bytes(e) >= 131072:
+        return bytes(descriptor)
+    word = int.from_bytes(descriptor[8:16], "little") & ~(1 << 21)
+    return bytes(descriptor[:8]) + word.to_bytes(8, "little") + \
+        bytes(descriptor[16:])
+
+
+def _driver_version(lib):
+    if not hasattr(lib, "cuDriverGetVersion"):
+        return 0
+    version = ctypes.c_int(0)
+    lib.cuDriverGetVersion.restype = ctypes.c_int
+    lib.cuDriverGetVersion.argtypes = [ctypes.POINTER(ctypes.c_int)]
+    if lib.cuDriverGetVersion(ctypes.byref(version)):
+        return 0
+    return version.value
+
+
 def encode(param, manifest_buffers, address, where="tensormap parameter"):
     """The 128-byte CUtensorMap of `param` over the device buffer at
     `address` (an int), encoded by cuTensorMapEncodeTiled. `where` names the
@@ -282,7 +316,8 @@ def encode(param, manifest_buffers, address, where="tensormap parameter"):
         raise CudaError(f"encoding the tensor map of {where} (buffer "
                         f"{param.get('buffer')} at {address:#x}, "
                         f"{describe(e)}): {_error_name(lib, result)}")
-    return ctypes.string_at(aligned, TENSOR_MAP_BYTES)
+    return small_tensor_workaround(ctypes.string_at(aligned, TENSOR_MAP_BYTES),
+                                   e, _driver_version(lib))
 
 
 def cupy_tensormap(param, manifest_buffers, buffers, where=None):
@@ -434,6 +469,22 @@ def _self_test():
           "x i8 (8192 bytes)", [{"element_type": "i8", "elements": 8192}])
     fails(dict(i8, buffer=1, dims=[64], box=[64]), "buffer 1 does not exist",
           [{"element_type": "i8", "elements": 64}])
+    # The small-tensor workaround: 65536 bytes is small, 204800 and
+    # exactly 131072 are not; only bit 21 of word 1 changes, and only for
+    # drivers up to 13010.
+    small = encoding(dict(i8, dims=[1, 128, 512], box=[1, 128, 128]))
+    assert span_bytes(small) == 65536
+    assert span_bytes(encoding(example, None)) == 204800
+    assert span_bytes(encoding({"element_type": "f16", "dims": [256, 256],
+                                "box": [64, 64]})) == 131072
+    blob = bytes((0xA5 ^ i) | (0x20 if i == 10 else 0) for i in range(128))
+    cleared = small_tensor_workaround(blob, small, 13010)
+    assert cleared[10] == blob[10] & ~0x20 and \
+        cleared[:10] + cleared[11:] == blob[:10] + blob[11:], cleared
+    assert (int.from_bytes(cleared[8:16], "little") >> 21) & 1 == 0
+    for version in (0, 13020):
+        assert small_tensor_workaround(blob, small, version) == blob
+    assert small_tensor_workaround(blob, encoding(example, None), 13000) == blob
     assert _nesting_depth('{"a": [[1], {"b": "[[[["}]}', 64) == 3
     assert _nesting_depth('"\\"[[" [[]]', 64) == 2
     assert _nesting_depth("[" * 100000, 64) == 65

@@ -16,6 +16,8 @@
 
 #include <cuda.h>
 
+#include <array>
+#include <cstring>
 #include <string>
 
 using namespace nvfp4::runtime;
@@ -782,3 +784,57 @@ TEST(RuntimeStats, Summary) {
 }
 
 } // namespace
+
+// CUTLASS's small-tensor workaround (include/cute/atom/copy_traits_sm90_tma.hpp
+// at commit 7107b055, lines 1061-1070): drivers <= 13010, tensors spanning
+// < 131072 bytes, bit 21 of 64-bit word 1 cleared; nothing else changes.
+TEST(RuntimeTensorMap, SmallTensorWorkaroundClearsBit21OfWord1) {
+  // 2 x 200 x 512 bytes = 204800: not small.
+  TensorMapSpec big = tensorMap(ScalarType::I8, {2, 200, 512}, {1, 128, 128},
+                                TensorMapSwizzle::B128);
+  Expected<TensorMapEncoding> large = computeTensorMapEncoding(big);
+  ASSERT_TRUE(large.ok()) << large.message();
+  EXPECT_EQ(tensorMapSpanBytes(*large), 204800u);
+  // 1 x 128 x 512 bytes = 65536: small.
+  TensorMapSpec little = tensorMap(ScalarType::I8, {1, 128, 512},
+                                   {1, 128, 128}, TensorMapSwizzle::B128);
+  Expected<TensorMapEncoding> small = computeTensorMapEncoding(little);
+  ASSERT_TRUE(small.ok()) << small.message();
+  EXPECT_EQ(tensorMapSpanBytes(*small), 65536u);
+  // 256 x 256 f16 = 131072 bytes: exactly the limit, not below it.
+  TensorMapSpec edge = tensorMap(ScalarType::F16, {256, 256}, {64, 64},
+                                 TensorMapSwizzle::B128);
+  Expected<TensorMapEncoding> limit = computeTensorMapEncoding(edge);
+  ASSERT_TRUE(limit.ok()) << limit.message();
+  EXPECT_EQ(tensorMapSpanBytes(*limit), 131072u);
+
+  auto fresh = [] {
+    std::array<unsigned char, 128> map;
+    for (size_t i = 0; i < map.size(); ++i)
+      map[i] = static_cast<unsigned char>(0xA5 ^ i);
+    map[8 + 2] |= 0x20; // bit 21 of word 1 = bit 5 of its byte 2
+    return map;
+  };
+  auto bit21 = [](const std::array<unsigned char, 128> &map) {
+    uint64_t word;
+    std::memcpy(&word, map.data() + 8, 8);
+    return (word >> 21) & 1;
+  };
+  for (int version : {12080, 13000, 13010}) {
+    std::array<unsigned char, 128> map = fresh(), before = map;
+    EXPECT_TRUE(applySmallTensorMapWorkaround(map.data(), *small, version));
+    EXPECT_EQ(bit21(map), 0u);
+    before[8 + 2] &= ~0x20;
+    EXPECT_EQ(map, before) << "only bit 21 of word 1 may change";
+  }
+  for (int version : {0, 13020, 14000}) {
+    std::array<unsigned char, 128> map = fresh(), before = map;
+    EXPECT_FALSE(applySmallTensorMapWorkaround(map.data(), *small, version));
+    EXPECT_EQ(map, before);
+  }
+  for (const TensorMapEncoding *e : {&*large, &*limit}) {
+    std::array<unsigned char, 128> map = fresh(), before = map;
+    EXPECT_FALSE(applySmallTensorMapWorkaround(map.data(), *e, 13000));
+    EXPECT_EQ(map, before);
+  }
+}

@@ -203,10 +203,50 @@ TEST(InstrDesc, K96) {
                                      | (1u << 31)); // K = 96
   Config.M = 128;
   expectRejected(Config, "expected 256");
-  Config = nvfp4Config(CtaGroup::One, 128, 128);
-  Config.K = 96;
-  expectRejected(Config, "requires cta_group::2");
   Config = nvfp4Config(CtaGroup::Two, 256, 128);
+  Config.K = 96;
+  Config.Sparse = true;
+  expectRejected(Config, "K = 96");
+}
+
+// sm_103a's 1-CTA K = 96 MMA, against the CUTLASS PTX of
+// examples/89_sm103_fp4_ultra_gemm (../shared/reference/cutlass-ptx/
+// cutlass_89_sm103a_ultra_mma.ptx, MMA tile 128x256x768, cta_group::1). Its
+// two idesc registers are built from 16-bit halves: the first MMA of a pair
+// gets {0x0480 | B id << 4, 0x8840 | A id << 13} with both IDs 0 (the
+// TMEM scale addresses r435 = base + 448 and r436 = base + 460 have no bit
+// 30/31 set), i.e. 0x88400480; the second gets IDs 2 (r450/r451 =
+// base + 0x80000000 + 452/468): 0xC84004A0. This kernel's 128 x 128 tile
+// differs only in N >> 3 (bits 17-22).
+TEST(InstrDesc, K96OneCtaMatchesCutlassSm103) {
+  auto Cutlass0 = encodeNvfp4K96InstrDesc(CtaGroup::One, 128, 256, 0);
+  ASSERT_TRUE(Cutlass0.ok()) << Cutlass0.message();
+  EXPECT_EQ(Cutlass0->Value, 0x88400480u);
+  auto Cutlass2 = encodeNvfp4K96InstrDesc(CtaGroup::One, 128, 256, 2);
+  ASSERT_TRUE(Cutlass2.ok()) << Cutlass2.message();
+  EXPECT_EQ(Cutlass2->Value, 0xC84004A0u);
+  EXPECT_EQ(Cutlass2->ScaleFactorAId, 2u);
+  EXPECT_EQ(Cutlass2->ScaleFactorBId, 2u);
+  EXPECT_EQ(Cutlass2->KDim, 1u);
+  // Ours (N = 128).
+  auto Ours = encodeNvfp4K96InstrDesc(CtaGroup::One, 128, 128, 0);
+  ASSERT_TRUE(Ours.ok()) << Ours.message();
+  EXPECT_EQ(Ours->Value, 0x88200480u);
+  EXPECT_EQ(Ours->Value, 0x08200480u | (1u << 31));
+  // The decoder reads the fields back.
+  BlockScaledInstrDesc Decoded =
+      decodeBlockScaledInstrDesc(0xC84004A0u, MmaKind::MXF4NVF4);
+  EXPECT_EQ(Decoded.KDim, 1u);
+  EXPECT_EQ(Decoded.NDim, 256u >> 3);
+  EXPECT_EQ(Decoded.MDim, 1u);
+  // 4X with K = 96 takes scale factor IDs 0 and 2 only; K = 96 is dense
+  // and M = 128 with one CTA.
+  auto Odd = encodeNvfp4K96InstrDesc(CtaGroup::One, 128, 128, 1);
+  ASSERT_FALSE(Odd.ok());
+  EXPECT_NE(Odd.message().find("scale factor IDs"), std::string::npos);
+  auto Wide = encodeNvfp4K96InstrDesc(CtaGroup::One, 256, 128, 0);
+  ASSERT_FALSE(Wide.ok());
+  BlockScaledMmaConfig Config = nvfp4Config(CtaGroup::One, 128, 128);
   Config.K = 96;
   Config.Sparse = true;
   expectRejected(Config, "K = 96");

@@ -283,3 +283,58 @@ TEST(SmemDesc, Tcgen05AndWgmmaShareTheSkeleton) {
                                       << 61);
   }
 }
+
+// sm_103a's K = 96 MMA reads its codes through absolute-mode descriptors.
+// CUTLASS's ultra mainloop (../shared/reference/cutlass-ptx/
+// cutlass_89.sm_103a.ptx, lines 4561-4627) takes its code descriptor
+// 0x4000404000010000 (4611756662049538048, the same constant as our K = 64
+// kernel), keeps bits 32-47 and 56-63, masks bits 48-55 with 0xEF (clearing
+// bits 48 and 52), ORs in bit 52 (4503599627370496) and puts encode(start)
+// in bits 0-13 and encode(second chunk) in bits 16-29. With start and
+// second chunk 0 that is our constant.
+TEST(SmemDesc, K96AbsoluteCodesMatchCutlassSm103) {
+  const uint64_t Code = 4611756662049538048ull; // 0x4000404000010000
+  uint64_t Cutlass = (Code & 0xFF00'FFFF'0000'0000ull) |
+                     (Code & (0xEFull << 48)) | 4503599627370496ull;
+  EXPECT_EQ(Cutlass, 0x4010404000000000ull);
+  EXPECT_EQ(tcgen05OrDie(config(0, 0, 1024, SmemSwizzle::Bytes128, 0,
+                                LeadingDimMode::AbsoluteAddress)),
+            Cutlass);
+}
+
+// The 8 K = 96 MMAs of a 768-code group over three 128-byte swizzle rows,
+// against CUTLASS's ultra mainloop (cutlass_89.sm_103a.ptx, the MMAs at
+// lines 4627, 4692, 4905, 4992, 5169, 5276, 5481, 5546): their start
+// fields are row + 0, +3, +6 | +1, +4, +7 | +2, +5 (encoded: x 16 bytes)
+// with the second-chunk field set to the start of the row in which the MMA
+// ends (rs26, rs26, rs28 | rs28, rs28, rs30 | rs30, rs30), and they read
+// their scales with IDs 0, 2 alternating at columns 4 apart per 16 blocks.
+TEST(K96MmaStep, MatchesCutlassSm103) {
+  struct Want {
+    uint32_t FirstRow, ByteOffset, LastRow, ScaleAtom, ScaleFactorId;
+  };
+  const Want Table[8] = {{0, 0, 0, 0, 0},   {0, 48, 0, 1, 2},
+                         {0, 96, 1, 3, 0},  {1, 16, 1, 4, 2},
+                         {1, 64, 1, 6, 0},  {1, 112, 2, 7, 2},
+                         {2, 32, 2, 9, 0},  {2, 80, 2, 10, 2}};
+  for (uint32_t I = 0; I < 8; ++I) {
+    Expected<K96MmaStep> Step = getK96MmaStep(I);
+    ASSERT_TRUE(Step.ok()) << Step.message();
+    EXPECT_EQ(Step->FirstRow, Table[I].FirstRow) << I;
+    EXPECT_EQ(Step->ByteOffset, Table[I].ByteOffset) << I;
+    EXPECT_EQ(Step->LastRow, Table[I].LastRow) << I;
+    EXPECT_EQ(Step->Straddles, Table[I].FirstRow != Table[I].LastRow) << I;
+    EXPECT_EQ(Step->ScaleAtom, Table[I].ScaleAtom) << I;
+    EXPECT_EQ(Step->ScaleFactorId, Table[I].ScaleFactorId) << I;
+    // Independently: the MMA covers codes 96 I .. 96 I + 95, i.e. bytes
+    // 48 I .. 48 I + 47 of the 384-byte group and blocks 6 I .. 6 I + 5;
+    // both chunks stay inside their 128-byte rows.
+    uint32_t FirstByte = 48 * I, LastByte = FirstByte + 47;
+    EXPECT_EQ(Step->FirstRow * 128 + Step->ByteOffset, FirstByte);
+    EXPECT_EQ(Step->LastRow, LastByte / 128);
+    EXPECT_EQ(Step->ScaleAtom * 4 + Step->ScaleFactorId, 6 * I);
+  }
+  Expected<K96MmaStep> Outside = getK96MmaStep(8);
+  ASSERT_FALSE(Outside.ok());
+  EXPECT_NE(Outside.message().find("768"), std::string::npos);
+}

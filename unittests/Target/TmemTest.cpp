@@ -199,14 +199,19 @@ TEST(Tmem, ScaleCopyPlanSfa) {
     EXPECT_EQ(Copy->TmemColumnOffset, 4 * K);
   }
   // The source descriptor of the first atom: no swizzle, SBO = 128 (eight
-  // 16-byte rows per core matrix group), LBO = 0 (PTX 9.7.16.4.1 Table 40).
+  // 16-byte rows per core matrix group), LBO = 16 (PTX 9.7.16.4.1 Table 40;
+  // unused by a one-column copy, and CUTLASS's value: its constant
+  // 0x0000400800010000 = 70403103981568 in cutlass_72a_1sm.sm_100a.ptx line
+  // 1412 and cutlass_89.sm_103a.ptx line 4265).
   Expected<SmemDescriptor> Desc = encodeTcgen05SmemDescriptor(Plan->FirstAtom);
   ASSERT_TRUE(Desc.ok()) << Desc.message();
   EXPECT_EQ(Desc->Value, uint64_t(0x8000 >> 4)          // start
-                             | uint64_t(0) << 16        // LBO
+                             | uint64_t(16 >> 4) << 16  // LBO
                              | uint64_t(128 >> 4) << 32 // SBO
                              | uint64_t(1) << 46        // 0b001
                              | uint64_t(0) << 61);      // no swizzle
+  uint64_t Cutlass = 70403103981568ull;
+  EXPECT_EQ(Desc->Value & ~uint64_t(0x3FFF), Cutlass);
   EXPECT_FALSE(getScaleFactorCopy(*Plan, 1, 0).ok());
   EXPECT_FALSE(getScaleFactorCopy(*Plan, 0, 4).ok());
 }

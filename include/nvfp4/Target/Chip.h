@@ -43,6 +43,11 @@ enum class Instruction : uint32_t {
   Clusters = 1u << 7,
   /// mma.sync m16n8k16 with bf16 inputs and f32 accumulation.
   MmaSyncBF16 = 1u << 8,
+  /// The dense K = 96 form of tcgen05.mma.kind::mxf4nvf4.block_scale
+  /// (instruction descriptor bit 31) and the shared-memory descriptor's
+  /// absolute leading-dimension address mode that feeds it (PTX ISA
+  /// 9.7.16.3.1.2, 9.7.16.4.1.1: sm_103a).
+  Tcgen05BlockScaleMmaK96 = 1u << 9,
 };
 
 /// How the chip's block-scaled MMA reads scale factors.

@@ -79,7 +79,8 @@ struct BlockScaledMmaConfig {
   uint32_t M = 128;
   uint32_t N = 128;
   /// Logical K of one MMA: 64 (dense) / 128 (sparse) for mxf4*, 32 / 64 for
-  /// mxf8f6f4, and 96 (dense mxf4*, cta_group::2, M = 256).
+  /// mxf8f6f4, and 96 (dense mxf4*: cta_group::2 with M = 256, or on
+  /// sm_103a cta_group::1 with M = 128).
   uint32_t K = 64;
   bool Sparse = false;
   ElementType AType = ElementType::E2M1;
@@ -140,6 +141,43 @@ BlockScaledInstrDesc decodeBlockScaledInstrDesc(uint32_t Value, MmaKind Kind);
 /// .block16 (scale_vec::4X), dense, K = 64, K-major, scale IDs 0.
 Expected<BlockScaledInstrDesc> encodeNvfp4InstrDesc(CtaGroup Group, uint32_t M,
                                                     uint32_t N);
+
+/// The K = 96 NVFP4 descriptor (bit 31; sm_103a with cta_group::1, M =
+/// 128): scale factor IDs `ScaleFactorId` (0 or 2) for both operands.
+Expected<BlockScaledInstrDesc> encodeNvfp4K96InstrDesc(CtaGroup Group,
+                                                       uint32_t M, uint32_t N,
+                                                       uint32_t ScaleFactorId);
+
+/// Codes of E2M1 that one K-major SWIZZLE_128B row holds (128 bytes), and
+/// the K of the group after which K = 96 MMAs line up with such rows again:
+/// lcm(96, 256) = 768 codes = 8 MMAs over 3 rows.
+inline constexpr uint32_t kK96RowCodes = 256;
+inline constexpr uint32_t kK96GroupK = 768;
+inline constexpr uint32_t kK96MmasPerGroup = kK96GroupK / 96;
+
+/// Where K = 96 MMA `Index` (0-7) of a 768-code group reads its operands
+/// and scales, for operands whose group is 3 consecutive 128-byte swizzle
+/// rows (row r = codes 256r..256r+255, each in its own 1024-byte aligned
+/// tile) and scales stored as 128x4 atoms, atom a = blocks 4a..4a+3 of the
+/// group, at Tensor Memory columns 4a apart.
+///
+/// An MMA reads 48 bytes of each row of A and B. Where they cross a 128-byte
+/// row (MMAs 2 and 5), the descriptor uses the absolute leading-dimension
+/// mode: bits 16-29 hold the address of the second chunk, the start of the
+/// next row (PTX ISA 9.7.16.3.1.2 "Absolute address mode for K dimension
+/// being 48B"). CUTLASS's sm_103 ultra mainloop sets that field for every
+/// MMA, to the start of the row in which the MMA ends; so does this plan.
+/// Its 6 scales per row start at byte ScaleFactorId of atom ScaleAtom's
+/// word and continue into the next atom's (9.7.16.10.7.2: 0 or 2).
+struct K96MmaStep {
+  uint32_t FirstRow = 0;      ///< The row holding the MMA's first byte.
+  uint32_t ByteOffset = 0;    ///< Its first byte inside that row.
+  uint32_t LastRow = 0;       ///< The row holding its last byte.
+  bool Straddles = false;     ///< FirstRow != LastRow.
+  uint32_t ScaleAtom = 0;     ///< The atom holding its first scale.
+  uint32_t ScaleFactorId = 0; ///< That scale's byte in the atom's words.
+};
+Expected<K96MmaStep> getK96MmaStep(uint32_t Index);
 
 //===----------------------------------------------------------------------===//
 // Shared-memory matrix descriptors (PTX ISA 9.7.16.4.1 Table 40 for tcgen05,
@@ -342,7 +380,8 @@ struct ScaleFactorCopyPlan {
   uint32_t ColumnsPerMmaStep = 0; ///< AtomsM * 4.
   uint32_t TotalColumns = 0;      ///< AtomsM * AtomsK * 4.
   /// Descriptor fields for the first atom: no swizzle, SBO = 128 (8 rows of
-  /// 16 bytes), LBO = 0 (the 16-byte row is a single core-matrix column).
+  /// 16 bytes), LBO = 16 (unused: the 16-byte row is a single core-matrix
+  /// column; 16 is CUTLASS's value).
   SmemDescriptorConfig FirstAtom;
 };
 

@@ -68,6 +68,8 @@ GemmSchedule kernels::chooseGemmSchedule(
   schedule.tileM = chip.gemmTile.m;
   schedule.tileN = chip.gemmTile.n;
   schedule.stages = chip.gemmTile.stages;
+  if (chip.has(::nvfp4::target::Instruction::Tcgen05BlockScaleMma))
+    return chooseTcgen05Schedule(chip, lhs, rhs, schedule);
   if (chip.scaleSource != ::nvfp4::target::MmaScaleSource::Emulated ||
       !chip.multiprocessors)
     return schedule;
@@ -158,6 +160,8 @@ std::string GemmSchedule::name() const {
     text += "_c" + std::to_string(clusterM);
   if (splitK > 1)
     text += "_k" + std::to_string(splitK);
+  if (mmaK != 64)
+    text += "_mk" + std::to_string(mmaK);
   return text;
 }
 
@@ -219,6 +223,9 @@ FailureOr<GemmSchedule> kernels::parseGemmSchedule(StringRef text,
   }
   if (rest.consume_front("_k") && !number(rest, schedule.splitK))
     return fail("split-K is _kS with S > 0");
+  if (rest.consume_front("_mk") &&
+      (!number(rest, schedule.mmaK) || schedule.mmaK != 96))
+    return fail("the K = 96 MMA is _mk96");
   if (!rest.empty())
     return fail("unexpected '" + rest + "'");
   return schedule;
@@ -276,6 +283,11 @@ GemmPlan kernels::makeGemmPlan(const ::nvfp4::target::ChipInfo &chip,
   // follows the last stage.
   plan.stageBytes = llvm::alignTo(offset, kSwizzleRepeatBytes);
   plan.barrierBytes = 128;
+  // The persistent tcgen05 kernel adds two "accumulator full" and two
+  // "accumulator empty" barriers and the TMEM slot after the ring's.
+  if (schedule.persistent &&
+      chip.has(::nvfp4::target::Instruction::Tcgen05BlockScaleMma))
+    plan.barrierBytes = 256;
   return plan;
 }
 
@@ -746,6 +758,52 @@ void GemmPipelineEmitter::emitProducer() {
          {std::tuple(&plan.a, scalesA, rowA0), std::tuple(&plan.b, scalesB, rowB0)})
       if (op->type.getLayout() == ScaleLayout::Linear)
         stageScalesAsAtoms(*op, scales, batchIdx, row0, kStep, stageBase);
+    NVVM::FenceProxyOp::create(
+        b, loc, NVVM::ProxyKind::async_shared,
+        NVVM::SharedSpaceAttr::get(b.getContext(),
+                                   NVVM::SharedSpace::shared_cta));
+    NVVM::SyncWarpOp::create(b, loc, c32(-1));
+    auto ifLane0Done = scf::IfOp::create(b, loc, eq(lane, 0), false);
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPointToStart(ifLane0Done.thenBlock());
+    NVVM::MBarrierArriveOp::create(b, loc, Type(), fullBarrier(stage),
+                                   Value());
+  }
+}
+
+void GemmPipelineEmitter::emitPersistentProducer() {
+  auto ifLane0 = scf::IfOp::create(b, loc, eq(lane, 0), false);
+  {
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPointToStart(ifLane0.thenBlock());
+    acquireTensorMaps();
+  }
+  Value steps = mul(tilesOfThisCTA(), c32(plan.kSteps()));
+  auto loop = scf::ForOp::create(b, loc, c32(0), steps, c32(1));
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(loop.getBody());
+  Value step = loop.getInductionVar();
+  Value kStep = arith::RemUIOp::create(b, loc, step, c32(plan.kSteps()));
+  TileCoords tile = tileCoords(linearTileOf(
+      arith::DivUIOp::create(b, loc, step, c32(plan.kSteps()))));
+  Value stage = stageOf(*this, step);
+  NVVM::MBarrierTryWaitParityOp::create(
+      b, loc, emptyBarrier(stage),
+      arith::XOrIOp::create(b, loc, parityOf(*this, step), c32(1)), c32(0));
+  auto ifLane0Copies = scf::IfOp::create(b, loc, eq(lane, 0), false);
+  {
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPointToStart(ifLane0Copies.thenBlock());
+    issueStepCopies(stage, kStep, tile.batch, tile.rowA, tile.rowB);
+  }
+  if (plan.fullArrivals() == 2) {
+    // As in emitProducer: re-laid linear scales, then one arrival.
+    Value stageBase = stagePtr(stage);
+    for (auto [op, scales, row0] :
+         {std::tuple(&plan.a, scalesA, tile.rowA),
+          std::tuple(&plan.b, scalesB, tile.rowB)})
+      if (op->type.getLayout() == ScaleLayout::Linear)
+        stageScalesAsAtoms(*op, scales, tile.batch, row0, kStep, stageBase);
     NVVM::FenceProxyOp::create(
         b, loc, NVVM::ProxyKind::async_shared,
         NVVM::SharedSpaceAttr::get(b.getContext(),

@@ -169,6 +169,13 @@ struct GemmSchedule {
 
   bool skinny() const { return skinnyWarps > 0; }
 
+  /// K of one tcgen05 MMA: 64, or 96 for sm_103a's K = 96 block16 form
+  /// (Tcgen05Matmul.cpp): 8 MMAs per 768 codes, walking 3 stages, with the
+  /// shared-memory descriptor's absolute leading-dimension address for the
+  /// two that straddle a stage boundary. Needs K % 768 == 0 and stages % 3
+  /// == 0 (docs/Blackwell.md section 8).
+  int64_t mmaK = 64;
+
   /// The route: the operands are decoded into F16 scratch by their own
   /// kernels before the GEMM (decodedStages > 0, decoderWarpgroups == 0).
   bool decodesSeparately() const {
@@ -177,7 +184,8 @@ struct GemmSchedule {
 
   /// "128x256x256_s2_d2w1_p8": tile, FP4 stages, decoded stages and decoder
   /// warpgroups (when decodedStages > 0), persistent with its raster group
-  /// (when persistent) and "_gN" with a grid limit, "_kS" with split-K.
+  /// (when persistent) and "_gN" with a grid limit, "_kS" with split-K,
+  /// "_mk96" with the K = 96 MMA (CUTLASS calls it "ultra").
   /// parseGemmSchedule reads it back.
   std::string name() const;
 };
@@ -376,6 +384,12 @@ public:
   void clusterSync();
   void tensorCopyMulticast(Value map, Value destination, ValueRange coordinates,
                            Value barrier);
+  /// The producer warp's loop for persistent plans: the K steps of every
+  /// tile this CTA walks (tilesOfThisCTA, in the grouped order of
+  /// tileCoords), one ring of stages across tiles, so the copies of tile
+  /// i + 1 start while tile i's MMAs run. The ring step is tile * kSteps +
+  /// kStep; a consumer counts the same way.
+  void emitPersistentProducer();
   /// Makes the tensor maps written by the runtime visible to the TMA; once,
   /// by the thread that issues the copies, before the first one.
   void acquireTensorMaps();
@@ -587,6 +601,14 @@ std::string skinnyGemmUnsupportedReason(const GemmPlan &plan);
 /// The most warps, at most `preferred`, that divide K's 128-element chunks
 /// evenly (the skinny kernel's split of K inside a CTA).
 int64_t skinnyGemmWarps(int64_t k, int64_t preferred);
+/// The sm_100a/sm_103a rule (docs/Blackwell.md section 8): `base` (the
+/// chip's tile), persistent when its tiles exceed the SMs, with the K = 96
+/// MMA and 6 stages where the chip has it and K is a multiple of 768.
+/// Defined in Tcgen05Matmul.cpp.
+GemmSchedule chooseTcgen05Schedule(const ::nvfp4::target::ChipInfo &chip,
+                                   BlockScaledTensorType lhs,
+                                   BlockScaledTensorType rhs,
+                                   GemmSchedule base);
 
 /// Builds the sm_120a kernel: the shared pipeline with consumers that feed
 /// the codes and the scales (in registers) to mma.sync.m16n8k64

@@ -56,6 +56,19 @@
 // tcgen05.mma -> tcgen05.cp ordering is needed; tcgen05.cp -> tcgen05.mma
 // from one thread is a pipelined pair (9.7.16.6.2).
 //
+// sm_103a's K = 96 form (GemmSchedule::mmaK = 96, schedule suffix _mk96;
+// instruction descriptor bit 31, PTX ISA 9.7.16.4.2 Table 44) issues 8
+// MMAs per 768 codes, i.e. per 3 K steps: each reads 48 bytes of every code
+// row, so two of the eight cross from one stage's 128-byte swizzle row into
+// the next stage's; their descriptors use the absolute leading-dimension
+// mode, whose bits 16-29 address that second chunk (PTX ISA 9.7.16.3.1.2,
+// sm_103a only). The 6 scales per row of an MMA start at byte 0 or 2 of a
+// scale word (scale factor ID, 9.7.16.10.7.2) and run into the next atom's
+// columns, so the 12 atoms of a 3-stage group sit in 48 contiguous columns
+// per operand (emitMmaK96). All of it is what CUTLASS's sm_103 "ultra"
+// kernel does (../shared/reference/cutlass-ptx/cutlass_89.sm_103a.ptx;
+// unittests/Target/SmemDescTest.cpp K96MmaStep compares).
+//
 // Rows of A or B past the matrix edge are never copied (codes) or stored
 // (re-laid scales); they feed only accumulator rows/columns that the
 // bounds-checked epilogue does not store.
@@ -69,6 +82,7 @@
 
 #include "GemmPipeline.h"
 #include "KernelBuilder.h"
+#include "KernelUtils.h"
 #include "nvfp4/Target/Tcgen05Encoding.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -102,12 +116,23 @@ constexpr tgt::CtaGroup kCtaGroup = tgt::CtaGroup::One;
 /// The constants of one kernel, all from the Tcgen05Encoding encoders.
 struct Tcgen05Constants {
   uint32_t instrDesc = 0;
+  /// K = 96 (plan.mmaK == 96): the descriptors with scale factor IDs 0 and
+  /// 2, and the codes' descriptor in the absolute leading-dimension mode.
+  uint32_t instrDescK96[2] = {0, 0};
+  uint64_t codesDescK96 = 0;
   /// Descriptors with start address 0: OR in encode(address).
   uint64_t codesDesc = 0, scalesDesc = 0;
   /// tcgen05.cp source offsets of the 4 atoms of a K step.
   int64_t atomStrideK = 0;
   uint32_t allocColumns = 0;
-  int64_t accBarrierOffset = 0, tmemSlotOffset = 0;
+  /// Accumulator stages in TMEM: 2 for persistent plans (the epilogue of
+  /// tile i reads one while the MMAs of tile i + 1 fill the other), else 1.
+  /// The scale columns follow them, from scaleColumnBase.
+  int64_t accStages = 1, scaleColumnBase = 0;
+  /// "Accumulator full" barrier a at accBarrierOffset + 8 a (the MMA
+  /// warp's commit), "accumulator empty" a at accEmptyOffset + 8 a (the
+  /// epilogue threads' arrivals; persistent plans only).
+  int64_t accBarrierOffset = 0, accEmptyOffset = 0, tmemSlotOffset = 0;
 };
 
 tgt::Expected<Tcgen05Constants> planConstants(const GemmPlan &plan) {
@@ -120,14 +145,40 @@ tgt::Expected<Tcgen05Constants> planConstants(const GemmPlan &plan) {
     return fail("the pipeline plan is not laid out for tcgen05");
   if (plan.splitK > 1)
     return fail("split-K is not implemented for the tcgen05 kernel yet");
-  if (plan.tileM != 128 || plan.tileN % kLoadColumns != 0 ||
+  if (plan.persistent && plan.kSteps() == 0)
+    return fail("the persistent tcgen05 kernel needs K >= 256");
+  // One 128x4 atom of B scales per MMA step (4 TMEM columns): B tiles of
+  // 128 rows.
+  if (plan.tileM != 128 || plan.tileN != 128 ||
       plan.consumerWarps != kEpilogueWarps + 1)
-    return fail("the tcgen05 kernel needs a 128 x 32n tile and 6 warps");
+    return fail("the tcgen05 kernel needs a 128 x 128 tile and 6 warps");
   Tcgen05Constants c;
   auto idesc = tgt::encodeNvfp4InstrDesc(kCtaGroup, plan.tileM, plan.tileN);
   if (!idesc.ok())
     return fail(idesc.message());
   c.instrDesc = idesc->Value;
+  if (plan.mmaK != kMmaK) {
+    if (plan.mmaK != 96)
+      return fail("the tcgen05 MMA has K = 64 or 96");
+    if (!plan.chip ||
+        !plan.chip->has(::nvfp4::target::Instruction::Tcgen05BlockScaleMmaK96))
+      return fail("the K = 96 MMA needs sm_103a");
+    if (plan.k % tgt::kK96GroupK != 0)
+      return fail("the K = 96 MMA needs K to be a multiple of 768");
+    if (plan.stages % 3 != 0)
+      return fail("the K = 96 MMA needs a multiple of 3 stages");
+    for (uint32_t id : {0u, 2u}) {
+      auto k96 = tgt::encodeNvfp4K96InstrDesc(kCtaGroup, plan.tileM,
+                                              plan.tileN, id);
+      if (!k96.ok())
+        return fail(k96.message());
+      c.instrDescK96[id / 2] = k96->Value;
+    }
+  }
+  if (plan.chip && plan.sharedMemoryBytes() > plan.chip->maxSharedMemoryPerBlock)
+    return fail("the stages need " + std::to_string(plan.sharedMemoryBytes()) +
+                " bytes of shared memory, more than the chip's " +
+                std::to_string(plan.chip->maxSharedMemoryPerBlock));
 
   tgt::SmemDescriptorConfig codes;
   codes.LeadingDimByteOffset = 16;
@@ -139,6 +190,15 @@ tgt::Expected<Tcgen05Constants> planConstants(const GemmPlan &plan) {
   if (!codesDesc.ok())
     return fail(codesDesc.message());
   c.codesDesc = codesDesc->Value;
+  if (plan.mmaK == 96) {
+    // Bits 16-29 carry an address (ORed in at run time, with the start).
+    codes.LeadingDimByteOffset = 0;
+    codes.LeadingMode = tgt::LeadingDimMode::AbsoluteAddress;
+    auto absolute = tgt::encodeTcgen05SmemDescriptor(codes);
+    if (!absolute.ok())
+      return fail(absolute.message());
+    c.codesDescK96 = absolute->Value;
+  }
 
   auto copies = tgt::planScaleFactorCopy(plan.tileM, kGemmTileK / 16, 0);
   if (!copies.ok())
@@ -152,14 +212,19 @@ tgt::Expected<Tcgen05Constants> planConstants(const GemmPlan &plan) {
   c.scalesDesc = scalesDesc->Value;
   c.atomStrideK = copies->AtomStrideK;
 
+  c.accStages = plan.persistent ? 2 : 1;
+  c.scaleColumnBase = c.accStages * plan.tileN;
   auto columns = tgt::getTmemAllocColumns(
-      plan.tileN + plan.stages * kScaleColumnsPerStage);
+      c.scaleColumnBase + plan.stages * kScaleColumnsPerStage);
   if (!columns.ok())
     return fail(columns.message());
   c.allocColumns = *columns;
 
   c.accBarrierOffset = plan.freeBarrierByte();
-  c.tmemSlotOffset = c.accBarrierOffset + 8;
+  c.accEmptyOffset = c.accBarrierOffset + 8 * c.accStages;
+  c.tmemSlotOffset =
+      plan.persistent ? c.accEmptyOffset + 8 * c.accStages
+                      : c.accBarrierOffset + 8;
   if (c.tmemSlotOffset + 4 > plan.barrierBytes)
     return fail("no room for the accumulator barrier");
   return c;
@@ -208,6 +273,16 @@ struct Tcgen05Kernel {
                                      static_cast<int64_t>(desc)));
   }
 
+  /// `desc` (absolute leading-dimension mode) with encode(address) in the
+  /// start field and encode(second) in bits 16-29 (PTX ISA 9.7.16.3.1.2).
+  Value descriptor(uint64_t desc, Value address, Value second) {
+    Value field = e.lshr(e.andi(second, 0x3FFFF), 4);
+    Value wide = arith::ExtUIOp::create(b, loc, b.getI64Type(), field);
+    Value shifted = arith::ShLIOp::create(
+        b, loc, wide, arith::ConstantIntOp::create(b, loc, b.getI64Type(), 16));
+    return arith::OrIOp::create(b, loc, descriptor(desc, address), shifted);
+  }
+
   /// Warp 0 allocates the columns; the address lands in shared memory.
   void allocate() {
     ifThen(e.eq(e.warpId(), 0), [&] {
@@ -217,9 +292,17 @@ struct Tcgen05Kernel {
       fence(NVVM::Tcgen05FenceKind::BEFORE_THREAD_SYNC);
     });
     ifThen(e.eq(e.threadId(), 0), [&] {
-      // One arrival: the final tcgen05.commit.
-      NVVM::MBarrierInitOp::create(b, loc, e.sharedPtr(c.accBarrierOffset),
-                                   e.c32(1), Value());
+      for (int64_t a = 0; a < c.accStages; ++a) {
+        // One arrival: the tile's last tcgen05.commit.
+        NVVM::MBarrierInitOp::create(
+            b, loc, e.sharedPtr(c.accBarrierOffset + 8 * a), e.c32(1),
+            Value());
+        // Every epilogue thread, once its tcgen05.ld of the stage are done.
+        if (e.plan.persistent)
+          NVVM::MBarrierInitOp::create(
+              b, loc, e.sharedPtr(c.accEmptyOffset + 8 * a),
+              e.c32(kEpilogueWarps * 32), Value());
+      }
     });
     // initBarriers ends with the CTA barrier that publishes both.
     e.initBarriers();
@@ -228,80 +311,227 @@ struct Tcgen05Kernel {
                                     e.sharedPtr(c.tmemSlotOffset), 4);
   }
 
-  void emitMma() {
+  void copyScales(Value sfaColumn, Value sfbColumn, Value base,
+                  int64_t step) {
     const GemmPlan &plan = e.plan;
-    Value idesc = e.c32(c.instrDesc);
-    auto loop = scf::ForOp::create(b, loc, e.c32(0), e.c32(plan.kSteps()),
-                                   e.c32(1));
-    {
-      OpBuilder::InsertionGuard guard(b);
-      b.setInsertionPointToStart(loop.getBody());
-      Value kStep = loop.getInductionVar();
+    for (auto [op, column] :
+         {std::pair{&plan.a, sfaColumn}, std::pair{&plan.b, sfbColumn}}) {
+      Value src =
+          e.add(base, e.c32(op->scalesOffset + step * c.atomStrideK));
+      NVVM::Tcgen05CpOp::create(
+          b, loc,
+          NVVM::Tcgen05CpShapeAttr::get(ctx(),
+                                        NVVM::Tcgen05CpShape::SHAPE_32x128b),
+          group(),
+          NVVM::Tcgen05CpMulticastAttr::get(ctx(),
+                                            NVVM::Tcgen05CpMulticast::WARPX4),
+          NVVM::Tcgen05CpSrcFormatAttr(), tmemPtr(column),
+          descriptor(c.scalesDesc, src));
+    }
+  }
+
+  void mma(Value aDesc, Value bDesc, Value idesc, Value accumulate, Value sfa,
+           Value sfb, Value acc) {
+    NVVM::Tcgen05MMABlockScaleOp::create(
+        b, loc,
+        NVVM::MMABlockScaleKindAttr::get(ctx(),
+                                         NVVM::MMABlockScaleKind::MXF4NVF4),
+        group(),
+        NVVM::Tcgen05MMABlockScaleAttr::get(
+            ctx(), NVVM::Tcgen05MMABlockScale::BLOCK16),
+        NVVM::Tcgen05MMACollectorOpAttr::get(
+            ctx(), NVVM::Tcgen05MMACollectorOp::DISCARD),
+        tmemPtr(acc), aDesc, bDesc, idesc, accumulate, tmemPtr(sfa),
+        tmemPtr(sfb));
+  }
+
+  /// The K = 96 mainloop (sm_103a). The K steps go in groups of 3 (768
+  /// codes = 8 MMAs); stages % 3 == 0, so a group's stages are 3s, 3s+1,
+  /// 3s+2 and its scale columns can be contiguous: group slot g = stage / 3
+  /// owns 96 columns from tileN + 96 g, SFA atom a (blocks 4a..4a+3 of the
+  /// group) at + 4a and SFB atom a at + 48 + 4a, so that the 6 scales of an
+  /// MMA can run from one atom's words into the next one's. Step p of a
+  /// group copies its 8 atoms and issues the MMAs that end in its stage
+  /// (getK96MmaStep); a stage is released (tcgen05.commit to its "empty"
+  /// barrier) after the last MMA that reads it -- stage p - 1 after the
+  /// straddling MMA, the group's last stage after MMA 7. Its scale columns
+  /// are therefore rewritten only after every MMA reading them completed,
+  /// as in the K = 64 loop.
+  void emitMmaK96(Value stepBase, Value acc) {
+    const GemmPlan &plan = e.plan;
+    constexpr int64_t groupSteps = tgt::kK96GroupK / kGemmTileK;
+    constexpr int64_t groupColumns = groupSteps * kScaleColumnsPerStage;
+    auto loop = scf::ForOp::create(b, loc, e.c32(0),
+                                   e.c32(plan.kSteps() / groupSteps), e.c32(1));
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(loop.getBody());
+    Value groupIndex = loop.getInductionVar();
+    for (int64_t p = 0; p < groupSteps; ++p) {
+      // The ring step (stage and phase); the tile's K step is kStep -
+      // stepBase. stepBase is a multiple of kSteps, hence of 3.
+      Value kStep = e.add(
+          stepBase, e.add(e.mul(groupIndex, e.c32(groupSteps)), e.c32(p)));
       e.waitFull(kStep);
       fence(NVVM::Tcgen05FenceKind::AFTER_THREAD_SYNC);
       ifThen(e.eq(e.laneId(), 0), [&] {
         Value stage =
             arith::RemUIOp::create(b, loc, kStep, e.c32(plan.stages));
+        // Stage of row r of this group: stage - p + r (no wrap: stage % 3
+        // == p), stageBytes apart.
         Value base = sharedAddress(e.stagePtr(stage));
-        Value scaleColumns =
-            e.add(e.c32(plan.tileN), e.mul(stage, e.c32(kScaleColumnsPerStage)));
-        auto sfa = [&](int64_t step) {
-          return tmemColumn(
-              e.add(scaleColumns, e.c32(step * kScaleColumnsPerStep)));
+        auto rowBase = [&](int64_t row) {
+          return row == p ? base
+                          : e.add(base, e.c32((row - p) * plan.stageBytes));
         };
-        auto sfb = [&](int64_t step) {
+        Value slot = arith::DivUIOp::create(b, loc, stage, e.c32(groupSteps));
+        Value columns = e.add(e.c32(c.scaleColumnBase),
+                              e.mul(slot, e.c32(groupColumns)));
+        auto sfa = [&](int64_t atom) {
+          return tmemColumn(e.add(columns, e.c32(atom * kScaleColumnsPerStep)));
+        };
+        auto sfb = [&](int64_t atom) {
           return tmemColumn(e.add(
-              scaleColumns,
-              e.c32((kMmaSteps + step) * kScaleColumnsPerStep)));
+              columns, e.c32(groupColumns / 2 + atom * kScaleColumnsPerStep)));
         };
-        // Scales: shared 128x4 atoms -> TMEM, replicated into the four
-        // 32-lane sub-partitions by .warpx4.
         for (int64_t step = 0; step < kMmaSteps; ++step)
-          for (auto [op, column] :
-               {std::pair{&plan.a, sfa(step)}, std::pair{&plan.b, sfb(step)}}) {
-            Value src = e.add(
-                base, e.c32(op->scalesOffset + step * c.atomStrideK));
-            NVVM::Tcgen05CpOp::create(
-                b, loc,
-                NVVM::Tcgen05CpShapeAttr::get(
-                    ctx(), NVVM::Tcgen05CpShape::SHAPE_32x128b),
-                group(),
-                NVVM::Tcgen05CpMulticastAttr::get(
-                    ctx(), NVVM::Tcgen05CpMulticast::WARPX4),
-                NVVM::Tcgen05CpSrcFormatAttr(), tmemPtr(column),
-                descriptor(c.scalesDesc, src));
-          }
-        // MMA step j reads code bytes 32j..32j+31 of each row.
-        Value accumulate = arith::CmpIOp::create(
-            b, loc, arith::CmpIPredicate::ne, kStep, e.c32(0));
+          copyScales(sfa(p * kMmaSteps + step), sfb(p * kMmaSteps + step),
+                     base, step);
         Value always = arith::ConstantIntOp::create(b, loc, b.getI1Type(), 1);
-        for (int64_t step = 0; step < kMmaSteps; ++step) {
-          int64_t kOffset = step * (kMmaK / 2);
-          Value aDesc = descriptor(
-              c.codesDesc, e.add(base, e.c32(plan.a.codesOffset + kOffset)));
-          Value bDesc = descriptor(
-              c.codesDesc, e.add(base, e.c32(plan.b.codesOffset + kOffset)));
-          NVVM::Tcgen05MMABlockScaleOp::create(
-              b, loc,
-              NVVM::MMABlockScaleKindAttr::get(
-                  ctx(), NVVM::MMABlockScaleKind::MXF4NVF4),
-              group(),
-              NVVM::Tcgen05MMABlockScaleAttr::get(
-                  ctx(), NVVM::Tcgen05MMABlockScale::BLOCK16),
-              NVVM::Tcgen05MMACollectorOpAttr::get(
-                  ctx(), NVVM::Tcgen05MMACollectorOp::DISCARD),
-              tmemPtr(tmemBase), aDesc, bDesc, idesc,
-              step == 0 ? accumulate : always, tmemPtr(sfa(step)),
-              tmemPtr(sfb(step)));
+        for (uint32_t i = 0; i < tgt::kK96MmasPerGroup; ++i) {
+          tgt::Expected<tgt::K96MmaStep> step = tgt::getK96MmaStep(i);
+          if (step->LastRow != uint32_t(p))
+            continue;
+          Value first = rowBase(step->FirstRow);
+          auto operand = [&](const GemmOperand &op) {
+            return descriptor(
+                c.codesDescK96,
+                e.add(first, e.c32(op.codesOffset + step->ByteOffset)),
+                e.add(base, e.c32(op.codesOffset)));
+          };
+          // TMEM is not zeroed: the first MMA of the tile overwrites.
+          Value accumulate =
+              i == 0 ? arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne,
+                                             groupIndex, e.c32(0))
+                           .getResult()
+                     : always;
+          // CUTLASS also carries the scale factor ID in bits 30-31 of the
+          // scale addresses (cutlass_89_sm103a_ultra_mma.ptx: r450 =
+          // base + 0x80000000 + 452 with ID 2); the PTX ISA names only the
+          // idesc fields. Both are set, as there.
+          Value idBits = e.c32(static_cast<int32_t>(
+              static_cast<uint32_t>(step->ScaleFactorId) << 30));
+          mma(operand(plan.a), operand(plan.b),
+              e.c32(static_cast<int32_t>(
+                  c.instrDescK96[step->ScaleFactorId / 2])),
+              accumulate, e.add(sfa(step->ScaleAtom), idBits),
+              e.add(sfb(step->ScaleAtom), idBits), acc);
+          if (step->Straddles) // the previous stage is read for the last time
+            NVVM::Tcgen05CommitOp::create(
+                b, loc, e.emptyBarrier(e.add(stage, e.c32(-1))), Value(),
+                group());
         }
-        // The stage is free once these MMAs (and the copies) completed.
-        NVVM::Tcgen05CommitOp::create(b, loc, e.emptyBarrier(stage), Value(),
-                                      group());
+        if (p == groupSteps - 1)
+          NVVM::Tcgen05CommitOp::create(b, loc, e.emptyBarrier(stage),
+                                        Value(), group());
       });
     }
+  }
+
+  /// The K = 64 mainloop of one tile: ring steps stepBase .. stepBase +
+  /// kSteps - 1, accumulating at TMEM address `acc`.
+  void emitMmaK64(Value stepBase, Value acc) {
+    const GemmPlan &plan = e.plan;
+    Value idesc = e.c32(c.instrDesc);
+    auto loop = scf::ForOp::create(b, loc, e.c32(0), e.c32(plan.kSteps()),
+                                   e.c32(1));
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(loop.getBody());
+    Value tileStep = loop.getInductionVar();
+    Value kStep = e.add(stepBase, tileStep);
+    e.waitFull(kStep);
+    fence(NVVM::Tcgen05FenceKind::AFTER_THREAD_SYNC);
     ifThen(e.eq(e.laneId(), 0), [&] {
-      NVVM::Tcgen05CommitOp::create(b, loc, e.sharedPtr(c.accBarrierOffset),
-                                    Value(), group());
+      Value stage = arith::RemUIOp::create(b, loc, kStep, e.c32(plan.stages));
+      Value base = sharedAddress(e.stagePtr(stage));
+      Value scaleColumns = e.add(e.c32(c.scaleColumnBase),
+                                 e.mul(stage, e.c32(kScaleColumnsPerStage)));
+      auto sfa = [&](int64_t step) {
+        return tmemColumn(
+            e.add(scaleColumns, e.c32(step * kScaleColumnsPerStep)));
+      };
+      auto sfb = [&](int64_t step) {
+        return tmemColumn(e.add(
+            scaleColumns, e.c32((kMmaSteps + step) * kScaleColumnsPerStep)));
+      };
+      // Scales: shared 128x4 atoms -> TMEM, replicated into the four
+      // 32-lane sub-partitions by .warpx4.
+      for (int64_t step = 0; step < kMmaSteps; ++step)
+        copyScales(sfa(step), sfb(step), base, step);
+      // MMA step j reads code bytes 32j..32j+31 of each row; TMEM is not
+      // zeroed, so the tile's first MMA overwrites.
+      Value accumulate = arith::CmpIOp::create(
+          b, loc, arith::CmpIPredicate::ne, tileStep, e.c32(0));
+      Value always = arith::ConstantIntOp::create(b, loc, b.getI1Type(), 1);
+      for (int64_t step = 0; step < kMmaSteps; ++step) {
+        int64_t kOffset = step * (kMmaK / 2);
+        Value aDesc = descriptor(
+            c.codesDesc, e.add(base, e.c32(plan.a.codesOffset + kOffset)));
+        Value bDesc = descriptor(
+            c.codesDesc, e.add(base, e.c32(plan.b.codesOffset + kOffset)));
+        mma(aDesc, bDesc, idesc, step == 0 ? accumulate : always, sfa(step),
+            sfb(step), acc);
+      }
+      // The stage is free once these MMAs (and the copies) completed.
+      NVVM::Tcgen05CommitOp::create(b, loc, e.emptyBarrier(stage), Value(),
+                                    group());
+    });
+  }
+
+  void emitMainloop(Value stepBase, Value acc) {
+    if (e.plan.mmaK == 96)
+      emitMmaK96(stepBase, acc);
+    else
+      emitMmaK64(stepBase, acc);
+  }
+
+  /// Accumulator stage `a`'s barriers and TMEM address (column a * tileN).
+  Value accFull(Value a) {
+    return e.offsetPtr(e.sharedPtr(c.accBarrierOffset), e.mul(a, e.c32(8)));
+  }
+  Value accEmpty(Value a) {
+    return e.offsetPtr(e.sharedPtr(c.accEmptyOffset), e.mul(a, e.c32(8)));
+  }
+  Value accAddress(Value a) {
+    return tmemColumn(e.mul(a, e.c32(e.plan.tileN)));
+  }
+
+  void emitMma() {
+    const GemmPlan &plan = e.plan;
+    if (!plan.persistent) {
+      emitMainloop(e.c32(0), tmemBase);
+      ifThen(e.eq(e.laneId(), 0), [&] {
+        NVVM::Tcgen05CommitOp::create(b, loc, e.sharedPtr(c.accBarrierOffset),
+                                      Value(), group());
+      });
+      return;
+    }
+    // Persistent: tile i accumulates in stage i % 2, once the epilogue has
+    // drained what tile i - 2 left there ("empty", phase (i / 2) & 1; the
+    // first round passes on the preceding phase, as the producer's does).
+    auto loop =
+        scf::ForOp::create(b, loc, e.c32(0), e.tilesOfThisCTA(), e.c32(1));
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(loop.getBody());
+    Value tile = loop.getInductionVar();
+    Value a = e.andi(tile, 1);
+    Value parity = e.andi(e.lshr(tile, 1), 1);
+    NVVM::MBarrierTryWaitParityOp::create(
+        b, loc, accEmpty(a),
+        arith::XOrIOp::create(b, loc, parity, e.c32(1)), e.c32(0));
+    fence(NVVM::Tcgen05FenceKind::AFTER_THREAD_SYNC);
+    emitMainloop(e.mul(tile, e.c32(plan.kSteps())), accAddress(a));
+    ifThen(e.eq(e.laneId(), 0), [&] {
+      NVVM::Tcgen05CommitOp::create(b, loc, accFull(a), Value(), group());
     });
   }
 
@@ -321,15 +551,13 @@ struct Tcgen05Kernel {
     return words;
   }
 
-  void emitEpilogue() {
+  /// Stores the tile the epilogue helpers address (GemmPipelineEmitter::
+  /// setTile) from the accumulator at TMEM address `acc`.
+  void emitEpilogueTile(Value acc, Value scale) {
     const GemmPlan &plan = e.plan;
-    NVVM::MBarrierTryWaitParityOp::create(
-        b, loc, e.sharedPtr(c.accBarrierOffset), e.c32(0), e.c32(0));
-    fence(NVVM::Tcgen05FenceKind::AFTER_THREAD_SYNC);
-    Value scale = e.epilogueScale();
     // Lane l of warp w reads TMEM lane 32w + l: accumulator row 32w + l.
     Value row = e.add(e.mul(e.warpId(), e.c32(32)), e.laneId());
-    Value laneBase = e.add(tmemBase, e.shl(e.mul(e.warpId(), e.c32(32)), 16));
+    Value laneBase = e.add(acc, e.shl(e.mul(e.warpId(), e.c32(32)), 16));
     Value rowInside = e.ult(e.add(e.tileRowA(), row), e.c32(plan.m));
     std::optional<ScalarBuilder::TensorScale> tensorScale;
     if (plan.quantizeOutput)
@@ -406,6 +634,38 @@ struct Tcgen05Kernel {
                           scale);
           });
     }
+  }
+
+  void emitEpilogue() {
+    const GemmPlan &plan = e.plan;
+    Value scale = e.epilogueScale();
+    if (!plan.persistent) {
+      NVVM::MBarrierTryWaitParityOp::create(
+          b, loc, e.sharedPtr(c.accBarrierOffset), e.c32(0), e.c32(0));
+      fence(NVVM::Tcgen05FenceKind::AFTER_THREAD_SYNC);
+      emitEpilogueTile(tmemBase, scale);
+      e.finishOutputAmax();
+      return;
+    }
+    // Persistent: tile i waits for stage i % 2 to be full (phase (i / 2) &
+    // 1), stores it, and releases it: each thread once its tcgen05.ld
+    // completed (tcgen05.wait::ld in loadColumns), ordered before the
+    // arrival by tcgen05.fence::before_thread_sync (PTX ISA 9.7.16.6).
+    auto loop =
+        scf::ForOp::create(b, loc, e.c32(0), e.tilesOfThisCTA(), e.c32(1));
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(loop.getBody());
+      Value tile = loop.getInductionVar();
+      Value a = e.andi(tile, 1);
+      e.setTile(e.tileCoords(e.linearTileOf(tile)));
+      NVVM::MBarrierTryWaitParityOp::create(
+          b, loc, accFull(a), e.andi(e.lshr(tile, 1), 1), e.c32(0));
+      fence(NVVM::Tcgen05FenceKind::AFTER_THREAD_SYNC);
+      emitEpilogueTile(accAddress(a), scale);
+      fence(NVVM::Tcgen05FenceKind::BEFORE_THREAD_SYNC);
+      NVVM::MBarrierArriveOp::create(b, loc, Type(), accEmpty(a), Value());
+    }
     e.finishOutputAmax();
   }
 
@@ -428,7 +688,10 @@ struct Tcgen05Kernel {
     {
       OpBuilder::InsertionGuard guard(b);
       b.setInsertionPointToStart(producer.thenBlock());
-      e.emitProducer();
+      if (plan.persistent)
+        e.emitPersistentProducer();
+      else
+        e.emitProducer();
       b.setInsertionPointToStart(producer.elseBlock());
       auto mma = scf::IfOp::create(b, loc, e.eq(e.warpId(), kMmaWarp), true);
       b.setInsertionPointToStart(mma.thenBlock());
@@ -441,6 +704,38 @@ struct Tcgen05Kernel {
 };
 
 } // namespace
+
+GemmSchedule
+kernels::chooseTcgen05Schedule(const ::nvfp4::target::ChipInfo &chip,
+                               BlockScaledTensorType lhs,
+                               BlockScaledTensorType rhs, GemmSchedule base) {
+  // Persistent with two TMEM accumulator stages where the tiles do not fit
+  // in one wave: from the second tile on, a CTA's epilogue runs under its
+  // next mainloop (bench/gemm_model.py: +6 to +25% on every multi-wave
+  // shape; in one wave there is nothing to overlap).
+  int64_t tiles = product(lhs.getBatchShape()) *
+                  llvm::divideCeil(lhs.getRows(), base.tileM) *
+                  llvm::divideCeil(rhs.getRows(), base.tileN);
+  if (chip.multiprocessors && tiles > chip.multiprocessors) {
+    base.persistent = true;
+    return base;
+  }
+  // sm_103a in one wave: the K = 96 MMA, 8 instructions per 768 codes
+  // instead of 12; it needs K % 768 == 0 (the MMAs line up with the
+  // 128-byte swizzle rows again every 768 codes) and a multiple of 3
+  // stages: 6, which fit in shared memory (6 x 36 KiB) and Tensor Memory
+  // (128 + 6 x 32 columns). The model finds the 128 x 128 tile feed-bound,
+  // so K = 96 is neutral there and persistence is the gain that counts:
+  // with more tiles than SMs the rule keeps K = 64 (persistent K = 96,
+  // `_p8_mk96`, can be forced; ptxas spills 4 bytes in its variant with
+  // linear B scales and an FP32 result).
+  if (chip.has(::nvfp4::target::Instruction::Tcgen05BlockScaleMmaK96) &&
+      lhs.getCols() % tgt::kK96GroupK == 0) {
+    base.mmaK = 96;
+    base.stages = 6;
+  }
+  return base;
+}
 
 std::string kernels::tcgen05GemmUnsupportedReason(const GemmPlan &plan) {
   tgt::Expected<Tcgen05Constants> constants = planConstants(plan);

@@ -249,6 +249,23 @@ struct TensorMapEncoding {
 /// Errors are InvalidManifest with a message that names the field.
 Expected<TensorMapEncoding> computeTensorMapEncoding(const TensorMapSpec &spec);
 
+/// Bytes the tensor of `encoding` spans in global memory: one element plus
+/// (dim - 1) strides of every dimension (CuTe's cosize x element size).
+uint64_t tensorMapSpanBytes(const TensorMapEncoding &encoding);
+
+/// CUTLASS's workaround for small tensors on older drivers (NVIDIA/cutlass
+/// include/cute/atom/copy_traits_sm90_tma.hpp, make_tma_copy_desc, commit
+/// 7107b055): after cuTensorMapEncodeTiled, if the driver version
+/// (cuDriverGetVersion) is 13010 or lower and the tensor spans fewer than
+/// 131072 bytes, bit 21 of the descriptor's second 64-bit word is cleared.
+/// CUTLASS gives no reason and the CUtensorMap layout is not documented;
+/// the runtime does what NVIDIA's own kernels do. `tensorMap` is the 128
+/// bytes the driver wrote; returns whether the bit was cleared. A version
+/// of 0 (unknown: the driver has no cuDriverGetVersion) leaves it alone.
+bool applySmallTensorMapWorkaround(void *tensorMap,
+                                   const TensorMapEncoding &encoding,
+                                   int driverVersion);
+
 /// One kernel parameter: a device buffer, a tensor map over one, or a
 /// scalar.
 struct ParamSpec {
