@@ -5,12 +5,15 @@
 #   here:  bash integration_test/run_dist_suite.sh
 #          (builds, compiles the layer kernels of every rank's shape and
 #          writes integration_test/dist_kit/: kernel cache,
-#          libnvfp4_runtime.so; about 3.5 MiB)
+#          libnvfp4_runtime.so, inputs and the numerics library's bytes,
+#          about 5 MiB; then checks it as the GPU machine will use it:
+#          no numerics extension, no compiler)
 #   GPU:   bash integration_test/run_dist_suite.sh --device
 #          (carrying integration_test/dist_kit; PyTorch with CUDA). Two ranks
 #          through torchrun: NCCL, one GPU per rank, when the machine has
 #          two GPUs; gloo, both ranks on GPU 0 (CUDA tensors), with one.
-#          NVFP4_DIST_BACKEND=gloo|nccl chooses.
+#          NVFP4_DIST_BACKEND=gloo|nccl chooses; NVFP4_DIST_SECTIONS=
+#          name,... runs some sections (names or their beginnings).
 set -uo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ROOT=$(cd "$HERE/.." && pwd)
