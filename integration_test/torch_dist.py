@@ -463,6 +463,18 @@ def cuda_error():
         return f"{type(e).__name__}: {e}"
 
 
+def note_progress(line):
+    """For run_dist_suite.sh (NVFP4_DIST_PROGRESS): which section a run
+    that died (a rank's crash, a timeout) stopped in, so that it can run
+    the sections after it again in fresh processes."""
+    path = os.environ.get("NVFP4_DIST_PROGRESS")
+    if path and RANK == 0:
+        with open(path, "a") as f:
+            f.write(line + "\n")
+            f.flush()
+            os.fsync(f.fileno())
+
+
 def run_section(s, backend, name, function, args):
     try:
         ctx = Context(backend)
@@ -514,24 +526,28 @@ def main():
                  f" (all ranks on cuda:{device.index})"), flush=True)
     s = Setup(meta, device)
     summary = []
+    note_progress("order " + ",".join(c[0] for c in chosen))
     for index, (name, function, args) in enumerate(chosen):
         if RANK == 0:
             print(f"== {name}", flush=True)
+        note_progress(f"start {name}")
         before = (passes[0], len(failures))
         run_section(s, backend, name, function, args)
-        mine = (passes[0] - before[0], len(failures) - before[1])
         broken = cuda_error()
         rest = [c[0] for c in chosen[index + 1:]]
         if broken and rest:
             check(False, f"{name}: the CUDA context is unusable after it "
                          f"({broken}); not run in this process: "
-                         f"{', '.join(rest)} (rerun them with "
-                         f"NVFP4_DIST_SECTIONS=...)")
+                         f"{', '.join(rest)} (run_dist_suite.sh runs them "
+                         f"in fresh processes)")
+        mine = (passes[0] - before[0], len(failures) - before[1])
         counts = [None] * WORLD
         dist.all_gather_object(counts, (mine, bool(broken)), group=status)
         summary.append((name, counts))
         if any(b for _, b in counts):
             break
+    else:
+        note_progress("finished")
     totals = [None] * WORLD
     dist.all_gather_object(totals, len(failures), group=status)
     dist.destroy_process_group()
