@@ -6,7 +6,7 @@
 #          (builds, compiles the layer kernels of every rank's shape and
 #          writes integration_test/dist_kit/: kernel cache,
 #          libnvfp4_runtime.so, inputs and the numerics library's bytes,
-#          about 5 MiB; then checks it as the GPU machine will use it:
+#          about 7 MiB; then checks it as the GPU machine will use it:
 #          no numerics extension, no compiler)
 #   GPU:   bash integration_test/run_dist_suite.sh --device
 #          (carrying integration_test/dist_kit; PyTorch with CUDA). Two ranks
