@@ -19,15 +19,20 @@ cannot be made).
 
 import numpy as _np
 
+_extension_missing = False
 try:
     from . import _nvfp4
 except ImportError as _error:
+    _extension_missing = True
     # The extension is built for one Python (Debian's 3.11). Elsewhere -- a
     # GPU machine whose Python differs -- the pure-Python parts
     # (nvfp4.layer_kernels, nvfp4.torch) still import; the numerics raise.
+    import sys as _sys
+
     class _MissingExtension:
         DEFAULT_SIGN_MASK = 0xD7E8
-        _reason = str(_error)
+        _reason = "{} (this is Python {}.{}; the extension is built for the " \
+            "build machine's Python)".format(_error, *_sys.version_info[:2])
 
         def __getattr__(self, name):
             raise ImportError("nvfp4's numerics extension (nvfp4._nvfp4) "
@@ -53,8 +58,18 @@ __all__ = [
 #: Sign vector of the 16-point Random Hadamard Transform (TE's default).
 DEFAULT_SIGN_MASK = _nvfp4.DEFAULT_SIGN_MASK
 
-#: The nvfp4 version this module was built from (as nvfp4-compile --version).
-__version__ = _nvfp4.__version__
+if _extension_missing:
+    def __getattr__(name):
+        # Without the extension, nvfp4.__version__ raises the extension's
+        # ImportError when it is read, not when nvfp4 is imported.
+        if name == "__version__":
+            return _nvfp4.__version__
+        raise AttributeError(
+            "module 'nvfp4' has no attribute {!r}".format(name))
+else:
+    #: The nvfp4 version this module was built from (as nvfp4-compile
+    #: --version).
+    __version__ = _nvfp4.__version__
 
 
 def _frozen(array, copy=True):
