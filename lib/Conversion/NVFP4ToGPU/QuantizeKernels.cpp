@@ -1531,9 +1531,9 @@ gpu::GPUFuncOp buildTileQuantizeKernel(ModuleOp module,
 // elements) and lane i of the half warp loads row i of each: two runs of 16
 // along K, which are rowwise blocks. Their columnwise blocks are the tiles'
 // columns, runs of 16 tokens along M: a transpose of each tile across the
-// 16 lanes (transposeTile16, shuffles) gives lane i column i of both tiles,
-// i.e. 32 consecutive elements of row tileCol * 16 + i of the transposed
-// tensor, and the RHT of each run of 16 is the registers' butterfly. The
+// 16 lanes (transposeTile16, through shared memory) gives lane i column i
+// of both tiles, i.e. 32 consecutive elements of row tileCol * 16 + i of
+// the transposed tensor, and the RHT of each run of 16 is the registers' butterfly. The
 // transposed tensor and the RHT's output never reach memory.
 //
 // The codes and scales of both parts leave through the shared stage (see
@@ -1626,76 +1626,65 @@ SmallVector<Value> loadDualRuns(OpBuilder &b, Location loc, Value input,
   return loaded;
 }
 
+// The transpose of a tile goes through shared memory: each half warp owns a
+// 16 x 16 tile of the element type, rows padded by 16 bytes (so that the 8
+// lanes of a 16-byte store phase, rows i..i+7 of one chunk, hit distinct
+// banks), and the second tile of a warp starts 32 (16-bit types) or 64
+// bytes (f32) further in the bank cycle than the first, so that the two
+// half warps' column reads -- 16 consecutive elements of one row each --
+// fall on disjoint banks. A lane stores its row (16-byte stores) and, after
+// a warp barrier, loads its column element by element: 2 + 16 shared
+// accesses a tile where the shuffle transpose took 16 shuffles and about 50
+// selects and prmts.
+
+/// Elements of a padded tile row and of one half warp's tile.
+int64_t transposeRowStride(Type elementType) {
+  return 16 + 16 * 8 / elementType.getIntOrFloatBitWidth();
+}
+int64_t transposeTileStride(Type elementType) {
+  return 16 * transposeRowStride(elementType) + 16;
+}
+
+/// The transpose buffer of a block (memref<16 tiles x T>, workgroup space).
+MemRefType transposeBufferType(Type elementType) {
+  MLIRContext *ctx = elementType.getContext();
+  return MemRefType::get(
+      {(kThreadsPerBlock / 16) * transposeTileStride(elementType)},
+      elementType, MemRefLayoutAttrInterface(),
+      gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup));
+}
+
 /// Transposes the 16 x 16 tile whose row i lane i of each half warp holds
-/// (`run`, vector<16xT> of a 16- or 32-bit type): each lane gets column i
-/// in the same form. A swap of lane bit k with element-index bit k for k =
-/// 3..0, each trading half of a lane's elements with lane ^ 2^k: whole
-/// 32-bit words where the index bit selects a word (4 shuffles a stage for
-/// 16-bit elements, 8 for 32-bit), the halves of each word for bit 0 of a
-/// 16-bit type (4 shuffles; prmt packs the halves to send and merges the
-/// received ones). `lane` is the lane id (i32); every lane of the warp must
-/// call it.
-Value transposeTile16(OpBuilder &b, Location loc, Value run, Value lane) {
+/// (`run`, vector<16xT>) through the half warp's tile of `buffer`: each
+/// lane gets column i in the same form. Every lane of the warp must call
+/// it (warp barriers before the stores, so that the previous transpose's
+/// loads are done, and before the loads).
+Value transposeTile16(OpBuilder &b, Location loc, Value run, Value buffer) {
+  IndexMath m{b, loc};
   ScalarBuilder s(b, loc);
   auto runType = cast<VectorType>(run.getType());
-  int64_t bits = runType.getElementType().getIntOrFloatBitWidth();
-  int64_t wordCount = 16 * bits / 32;
-  Value packed = vector::BitCastOp::create(
-      b, loc, VectorType::get({wordCount}, b.getI32Type()), run);
-  SmallVector<Value> words;
-  for (int64_t j = 0; j < wordCount; ++j)
-    words.push_back(
-        vector::ExtractOp::create(b, loc, packed, ArrayRef<int64_t>{j}));
-  auto bitSet = [&](int32_t mask) {
-    return arith::CmpIOp::create(
-        b, loc, arith::CmpIPredicate::ne,
-        arith::AndIOp::create(b, loc, lane, s.i32(mask)), s.i32(0));
-  };
-  auto select = [&](Value c, Value x, Value y) -> Value {
-    return arith::SelectOp::create(b, loc, c, x, y);
-  };
-  auto shuffle = [&](Value value, int32_t offset) -> Value {
-    return gpu::ShuffleOp::create(b, loc, value, offset, /*width=*/32,
-                                  gpu::ShuffleMode::XOR)
-        .getShuffleResult();
-  };
-  // Element index bit k is word index bit k - shift.
-  int64_t shift = bits == 16 ? 1 : 0;
-  for (int32_t k = 3; k >= shift; --k) {
-    int64_t wordBit = int64_t(1) << (k - shift);
-    // The upper lane sends its words whose index bit is clear, the lower
-    // lane those whose bit is set; each keeps the others.
-    Value upper = bitSet(1 << k);
-    for (int64_t j = 0; j < wordCount; ++j) {
-      if (j & wordBit)
-        continue;
-      Value received =
-          shuffle(select(upper, words[j], words[j | wordBit]), 1 << k);
-      Value low = select(upper, received, words[j]);
-      words[j | wordBit] = select(upper, words[j | wordBit], received);
-      words[j] = low;
-    }
+  Type elementType = runType.getElementType();
+  int64_t rowStride = transposeRowStride(elementType);
+  int64_t chunk = 16 * 8 / elementType.getIntOrFloatBitWidth();
+  Value tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
+  Value tile = m.mul(m.div(tid, 16), transposeTileStride(elementType));
+  Value i = m.rem(tid, 16);
+  NVVM::SyncWarpOp::create(b, loc, s.i32(-1));
+  Value rowBase = m.add(tile, m.mul(i, rowStride));
+  for (int64_t c = 0; c < 16; c += chunk) {
+    SmallVector<int64_t> indices;
+    for (int64_t j = 0; j < chunk; ++j)
+      indices.push_back(c + j);
+    Value part = vector::ShuffleOp::create(b, loc, run, run, indices);
+    alignedStore(b, loc, part, buffer, m.add(rowBase, m.c(c)), 16);
   }
-  if (bits == 16) {
-    // Bit 0: the lower lane sends the high halves of words j and j + 1 and
-    // puts what it receives (the upper lane's low halves) in their high
-    // halves; the upper lane the reverse. prmt selectors: result byte n is
-    // byte selector[4n+3:4n] of {second operand, first operand}.
-    Value upper = bitSet(1);
-    Value sendSelector = select(upper, s.i32(0x5410), s.i32(0x7632));
-    Value firstSelector = select(upper, s.i32(0x3254), s.i32(0x5410));
-    Value secondSelector = select(upper, s.i32(0x3276), s.i32(0x7610));
-    for (int64_t j = 0; j < wordCount; j += 2) {
-      Value received = shuffle(
-          permuteBytes(b, loc, words[j], words[j + 1], sendSelector), 1);
-      words[j] = permuteBytes(b, loc, words[j], received, firstSelector);
-      words[j + 1] =
-          permuteBytes(b, loc, words[j + 1], received, secondSelector);
-    }
-  }
-  Value transposed = vector::FromElementsOp::create(
-      b, loc, VectorType::get({wordCount}, b.getI32Type()), words);
-  return vector::BitCastOp::create(b, loc, runType, transposed);
+  NVVM::SyncWarpOp::create(b, loc, s.i32(-1));
+  Value columnBase = m.add(tile, i);
+  SmallVector<Value> column;
+  for (int64_t r = 0; r < 16; ++r)
+    column.push_back(memref::LoadOp::create(
+        b, loc, buffer, ValueRange{m.add(columnBase, m.c(r * rowStride))}));
+  return vector::FromElementsOp::create(b, loc, runType, column);
 }
 
 /// What a dual kernel is specialized for.
@@ -1826,15 +1815,17 @@ gpu::GPUFuncOp buildDualQuantizeKernel(ModuleOp module,
       (spec.rhtMask ? "_mask" + std::to_string(*spec.rhtMask) : "");
   KernelOptions options;
   options.workgroupBuffers = {encodeTableType(ctx), encodeTableType(ctx),
-                              regionStageType(ctx)};
-  options.workgroupAlignments = {0, 0, 16};
+                              regionStageType(ctx),
+                              transposeBufferType(spec.elementType)};
+  options.workgroupAlignments = {0, 0, 16, 16};
   options.minBlocksPerMultiprocessor = dualQuantizeBlocksPerMultiprocessor(spec);
   return getOrCreateKernel(
       module, name, sig.types, options,
       [&](OpBuilder &b, Location loc, ValueRange args) {
-        Value rowTable = args[args.size() - 3],
-              columnTable = args[args.size() - 2];
-        RegionStage stage = regionStage(b, loc, args.back());
+        Value rowTable = args[args.size() - 4],
+              columnTable = args[args.size() - 3];
+        RegionStage stage = regionStage(b, loc, args[args.size() - 2]);
+        Value transposeBuffer = args.back();
         auto optionalArg = [&](int64_t index) {
           return index >= 0 ? args[index] : Value();
         };
@@ -1851,9 +1842,6 @@ gpu::GPUFuncOp buildDualQuantizeKernel(ModuleOp module,
         Value columnSeed = optionalArg(sig.columnSeed);
         Value rowWords = codesAsWords(b, loc, args[sig.rowCodes]);
         Value columnWords = codesAsWords(b, loc, args[sig.columnCodes]);
-        Value lane = arith::IndexCastUIOp::create(
-            b, loc, b.getI32Type(),
-            gpu::LaneIdOp::create(b, loc, /*upperBound=*/nullptr));
         emitPrefetchingLoop(
             b, loc, local, ValueRange(),
             [&](OpBuilder &nb, Location nl, Value region) {
@@ -1884,7 +1872,7 @@ gpu::GPUFuncOp buildDualQuantizeKernel(ModuleOp module,
                     nm.add(nm.mul(l.columnRow, g.tileRows),
                            nm.add(nm.mul(l.pair, 2), nm.c(t)));
                 DualBlock column = quantizeDualBlock(
-                    nb, nl, transposeTile16(nb, nl, loaded[t], lane),
+                    nb, nl, transposeTile16(nb, nl, loaded[t], transposeBuffer),
                     spec.rhtMask, columnScale, columnTable, columnSeed,
                     columnRun, chip);
                 Value columnLine = nm.add(nm.mul(regionCol, 16), i);
@@ -2011,13 +1999,15 @@ gpu::GPUFuncOp buildDualAmaxKernel(ModuleOp module, ArrayRef<int64_t> shape,
   types.push_back(amaxType);
   KernelOptions options;
   options.minBlocksPerMultiprocessor = kDualAmaxBlocksPerMultiprocessor;
+  if (rhtMask) {
+    options.workgroupBuffers = {transposeBufferType(elementType)};
+    options.workgroupAlignments = {16};
+  }
   return getOrCreateKernel(
       module, name, types, options,
       [&](OpBuilder &b, Location loc, ValueRange args) {
         ScalarBuilder s(b, loc);
-        Value lane = arith::IndexCastUIOp::create(
-            b, loc, b.getI32Type(),
-            gpu::LaneIdOp::create(b, loc, /*upperBound=*/nullptr));
+        Value transposeBuffer = rhtMask ? args[types.size()] : Value();
         SmallVector<Value> result = emitPrefetchingLoop(
             b, loc, local, ValueRange{s.f32(0.0f), s.f32(0.0f)},
             [&](OpBuilder &nb, Location nl, Value region) {
@@ -2035,7 +2025,7 @@ gpu::GPUFuncOp buildDualAmaxKernel(ModuleOp module, ArrayRef<int64_t> shape,
                 if (rhtMask)
                   columnMax = arith::MaxNumFOp::create(
                       nb, nl, columnMax,
-                      prepareRun(nb, nl, transposeTile16(nb, nl, run, lane),
+                      prepareRun(nb, nl, transposeTile16(nb, nl, run, transposeBuffer),
                                  rhtMask)
                           .amax);
               }
@@ -2043,7 +2033,8 @@ gpu::GPUFuncOp buildDualAmaxKernel(ModuleOp module, ArrayRef<int64_t> shape,
             });
         if (rowAmax)
           warpMaxToAmax(b, loc, result[0], args[1]);
-        warpMaxToAmax(b, loc, rhtMask ? result[1] : result[0], args.back());
+        warpMaxToAmax(b, loc, rhtMask ? result[1] : result[0],
+                      args[types.size() - 1]);
       });
 }
 
