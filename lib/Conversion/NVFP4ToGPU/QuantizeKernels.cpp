@@ -222,9 +222,24 @@ struct PreparedRun {
   Value amax;
 };
 
+/// Two f32 values rounded (RNE) to a vector<2xT> of a 16-bit type, `lo`
+/// in element 0: one cvt.rn.{bf16x2,f16x2}.f32 (its first operand goes to
+/// the high half). arith.truncf of a vector<2xf32> becomes two scalar
+/// conversions (F2F, a quarter-rate pipe on sm_90) in the NVPTX backend.
+Value roundPair(OpBuilder &b, Location loc, Value lo, Value hi,
+                Type elementType) {
+  StringRef name = elementType.isBF16() ? "llvm.nvvm.ff2bf16x2.rn"
+                                        : "llvm.nvvm.ff2f16x2.rn";
+  return LLVM::CallIntrinsicOp::create(b, loc,
+                                       VectorType::get({2}, elementType),
+                                       b.getStringAttr(name),
+                                       ValueRange{hi, lo})
+      .getResult(0);
+}
+
 /// The values and block amax of a loaded run (vector<16xT>), after the
 /// RHT when `rhtMask` is set. The RHT's outputs are rounded to BF16 in
-/// pairs (cvt.rn.bf16x2.f32), which also gives the amax its pairs.
+/// pairs (roundPair), which also gives the amax its pairs.
 PreparedRun prepareRun(OpBuilder &b, Location loc, Value loaded,
                        std::optional<uint32_t> rhtMask) {
   Type elementType = cast<VectorType>(loaded.getType()).getElementType();
@@ -238,12 +253,10 @@ PreparedRun prepareRun(OpBuilder &b, Location loc, Value loaded,
   SmallVector<Value> transformed = hadamardSixteen(
       b, loc, values, *rhtMask, b.getF32Type());
   auto f32Pair = VectorType::get({2}, b.getF32Type());
-  auto roundedPair = VectorType::get({2}, elementType);
   SmallVector<Value> pairs, rounded;
   for (int64_t j = 0; j < 8; ++j) {
-    Value pair = vector::FromElementsOp::create(
-        b, loc, f32Pair, ValueRange{transformed[2 * j], transformed[2 * j + 1]});
-    pairs.push_back(arith::TruncFOp::create(b, loc, roundedPair, pair));
+    pairs.push_back(roundPair(b, loc, transformed[2 * j],
+                              transformed[2 * j + 1], elementType));
     Value wide = arith::ExtFOp::create(b, loc, f32Pair, pairs.back());
     for (int64_t k = 0; k < 2; ++k)
       rounded.push_back(

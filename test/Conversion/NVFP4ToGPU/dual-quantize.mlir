@@ -115,7 +115,7 @@ func.func @ragged(%x: tensor<2x48x80xf32>, %s: i64)
 // CHECK: nvvm.bar.warp.sync
 // CHECK-COUNT-16: memref.load %{{.*}} : memref<6400xbf16, #gpu.address_space<workgroup>>
 // CHECK-NOT: gpu.shuffle
-// CHECK: arith.truncf %{{.*}} : vector<2xf32> to vector<2xbf16>
+// CHECK: llvm.call_intrinsic "llvm.nvvm.ff2bf16x2.rn"(%{{.*}}, %{{.*}}) : (f32, f32) -> vector<2xbf16>
 // CHECK: memref.atomic_rmw maxs
 // CHECK: memref.atomic_rmw maxs
 // The quantize kernel: two encode tables and the region stage (16-byte
@@ -136,7 +136,7 @@ func.func @ragged(%x: tensor<2x48x80xf32>, %s: i64)
 // CHECK: memref.store %{{.*}} : memref<9216xi8, #gpu.address_space<workgroup>>
 // CHECK: nvvm.bar.warp.sync
 // CHECK-COUNT-16: memref.load %{{.*}} : memref<6400xbf16, #gpu.address_space<workgroup>>
-// CHECK: arith.truncf %{{.*}} : vector<2xf32> to vector<2xbf16>
+// CHECK: llvm.call_intrinsic "llvm.nvvm.ff2bf16x2.rn"(%{{.*}}, %{{.*}}) : (f32, f32) -> vector<2xbf16>
 // CHECK-NOT: gpu.shuffle
 // CHECK: gpu.barrier
 // CHECK-COUNT-2: vector.store %{{.*}} {alignment = 8 : i64} : memref<1920xi32>, vector<2xi32>
