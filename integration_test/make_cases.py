@@ -732,6 +732,13 @@ def main():
                        (2, 64, 160))
     weight_copies_case(out, args, "weight_copies_sr_seed64_80x48", (80, 48),
                        rounding="sr", seed=0x0123456789ABCDEF)
+    # The shared stage (issue 15, round 3): 4 x 8-tile regions that cross
+    # batch elements (3 tile rows a matrix) and end inside a tile row of
+    # the region (5 and 9 tile columns).
+    weight_copies_case(out, args, "weight_copies_stage_straddle_3x48x80",
+                       (3, 48, 80))
+    weight_copies_case(out, args, "weight_copies_stage_sr_5x16x144",
+                       (5, 16, 144), rounding="sr", seed=0xFFFFFFFF00000001)
     transpose_argument_case(out, args, "transpose_argument_2x48x80",
                             (2, 48, 80))
     # RHT fused into the quantization (wgrad operands).
@@ -792,6 +799,15 @@ def main():
     dual_quantize_case(out, args, "dual_quantize_swizzled_batched_2x80x48",
                        (2, 80, 48), swizzled=True, col_swizzled=True,
                        rounding="sr", seed=21)
+    # The shared stage: regions of 2 pair rows x 8 tile columns that cross
+    # batch elements (one unpaired tile row a matrix) and end inside the
+    # region (17 tile columns), swizzled scales on one side.
+    dual_quantize_case(out, args, "dual_quantize_stage_straddle_5x16x272",
+                       (5, 16, 272), rounding="sr", col_rounding="sr",
+                       seed=0x0123456789ABCDEF, col_seed=31, edge=True)
+    dual_quantize_case(out, args, "dual_quantize_stage_swizzled_3x80x144",
+                       (3, 80, 144), col_swizzled=True, col_rounding="sr",
+                       col_seed=37)
     dual_quantize_case(out, args, "dual_quantize_1024x2048_sr", (1024, 2048),
                        rounding="sr", col_rounding="sr", seed=23, col_seed=24)
     training_operands_case(out, args, "dual_quantize_training_operands_256x384",

@@ -53,6 +53,10 @@ gpu::GPUFuncOp kernels::getOrCreateKernel(ModuleOp module, StringRef name,
   // The block size is fixed: tell the backend (it becomes .reqntid).
   func.setKnownBlockSizeAttr(b.getDenseI32ArrayAttr(
       {static_cast<int32_t>(options.blockSize), 1, 1}));
+  for (auto [index, alignment] : llvm::enumerate(options.workgroupAlignments))
+    if (alignment > 0)
+      func.setWorkgroupAttributionAttr(index, "llvm.align",
+                                       b.getI64IntegerAttr(alignment));
   if (options.minBlocksPerMultiprocessor > 0)
     func->setAttr("nvvm.minctasm",
                   b.getI32IntegerAttr(options.minBlocksPerMultiprocessor));

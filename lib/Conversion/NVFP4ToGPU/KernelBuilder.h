@@ -47,6 +47,9 @@ struct KernelOptions {
   /// Statically sized shared-memory buffers (memrefs in the workgroup
   /// address space); the body sees them after the arguments in `args`.
   SmallVector<Type> workgroupBuffers;
+  /// Byte alignment of each workgroup buffer where vector accesses need
+  /// more than its element type's (llvm.align); 0 or missing: the default.
+  SmallVector<int64_t> workgroupAlignments;
   /// Blocks that must fit on one multiprocessor at once (nvvm.minctasm:
   /// ptxas caps the registers accordingly); 0 leaves it to ptxas.
   int64_t minBlocksPerMultiprocessor = 0;

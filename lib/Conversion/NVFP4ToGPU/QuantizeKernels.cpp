@@ -20,7 +20,9 @@
 // the RHT in registers: no intermediate tensor in device memory. The dual
 // quantization (nvfp4.dual_quantize) reads 16x16 tiles and transposes them
 // across a half warp, so that one read gives the rowwise blocks and the
-// columnwise (transposed, RHT) ones.
+// columnwise (transposed, RHT) ones. Both tile kernels (16x16 and dual)
+// write their codes through a shared-memory stage: whole sectors per warp
+// instead of 8 bytes in each of 16 rows.
 //
 //===----------------------------------------------------------------------===//
 
@@ -220,9 +222,24 @@ struct PreparedRun {
   Value amax;
 };
 
+/// Two f32 values rounded (RNE) to a vector<2xT> of a 16-bit type, `lo`
+/// in element 0: one cvt.rn.{bf16x2,f16x2}.f32 (its first operand goes to
+/// the high half). arith.truncf of a vector<2xf32> becomes two scalar
+/// conversions (F2F, a quarter-rate pipe on sm_90) in the NVPTX backend.
+Value roundPair(OpBuilder &b, Location loc, Value lo, Value hi,
+                Type elementType) {
+  StringRef name = elementType.isBF16() ? "llvm.nvvm.ff2bf16x2.rn"
+                                        : "llvm.nvvm.ff2f16x2.rn";
+  return LLVM::CallIntrinsicOp::create(b, loc,
+                                       VectorType::get({2}, elementType),
+                                       b.getStringAttr(name),
+                                       ValueRange{hi, lo})
+      .getResult(0);
+}
+
 /// The values and block amax of a loaded run (vector<16xT>), after the
 /// RHT when `rhtMask` is set. The RHT's outputs are rounded to BF16 in
-/// pairs (cvt.rn.bf16x2.f32), which also gives the amax its pairs.
+/// pairs (roundPair), which also gives the amax its pairs.
 PreparedRun prepareRun(OpBuilder &b, Location loc, Value loaded,
                        std::optional<uint32_t> rhtMask) {
   Type elementType = cast<VectorType>(loaded.getType()).getElementType();
@@ -236,12 +253,10 @@ PreparedRun prepareRun(OpBuilder &b, Location loc, Value loaded,
   SmallVector<Value> transformed = hadamardSixteen(
       b, loc, values, *rhtMask, b.getF32Type());
   auto f32Pair = VectorType::get({2}, b.getF32Type());
-  auto roundedPair = VectorType::get({2}, elementType);
   SmallVector<Value> pairs, rounded;
   for (int64_t j = 0; j < 8; ++j) {
-    Value pair = vector::FromElementsOp::create(
-        b, loc, f32Pair, ValueRange{transformed[2 * j], transformed[2 * j + 1]});
-    pairs.push_back(arith::TruncFOp::create(b, loc, roundedPair, pair));
+    pairs.push_back(roundPair(b, loc, transformed[2 * j],
+                              transformed[2 * j + 1], elementType));
     Value wide = arith::ExtFOp::create(b, loc, f32Pair, pairs.back());
     for (int64_t k = 0; k < 2; ++k)
       rounded.push_back(
@@ -1141,6 +1156,167 @@ gpu::GPUFuncOp buildRowQuantizeKernel(ModuleOp module,
       });
 }
 
+//===----------------------------------------------------------------------===//
+// Coalesced code stores through shared memory
+//===----------------------------------------------------------------------===//
+//
+// The 16x16 and dual kernels compute where lane i of a half warp holds row
+// i of a tile and, transposed, its column i: a direct store of the codes
+// writes 8 bytes into each of 16 rows 4 KB apart per instruction (a quarter
+// of a sector each, four store instructions per sector), which on the H200
+// kept those kernels at 0.23-0.28x the copy bandwidth while their
+// instruction count alone allowed about 0.9x. A group of either kernel is a
+// 64 x 128-element region (4 x 8 tiles), so the lanes put their 8-byte code
+// pieces into a shared stage instead -- rows [64][8 pieces], columns [128
+// columns][4 pieces] (a piece: 16 codes of one tile row or column) -- and,
+// after a barrier, every thread copies pieces out with consecutive threads
+// on consecutive addresses: a warp writes 4 rows of 64 bytes or 8 columns of
+// 32 bytes, whole sectors. The dual kernel's 1x16 scales ([64][8] and
+// [128][4] bytes) take the same way. Pieces are XOR-swizzled so that the 16
+// lanes of a half warp, which write one piece of 16 consecutive rows or
+// columns, hit 32 distinct banks (rows: piece ^ (row / 2 % 8), row parity
+// picking the half of the banks; columns: piece ^ (column / 4 % 4)); the
+// scales need none (consecutive rows are 8 or 4 bytes apart).
+
+constexpr int64_t kStageRows = 64, kStageRowPieces = 8;
+constexpr int64_t kStageColumns = 128, kStageColumnPieces = 4;
+/// Byte offsets of the four parts of the stage.
+constexpr int64_t kStageRowCodes = 0;
+constexpr int64_t kStageColumnCodes = kStageRowCodes + kStageRows * kStageRowPieces * 8;
+constexpr int64_t kStageRowScales =
+    kStageColumnCodes + kStageColumns * kStageColumnPieces * 8;
+constexpr int64_t kStageColumnScales =
+    kStageRowScales + kStageRows * kStageRowPieces;
+constexpr int64_t kStageBytes =
+    kStageColumnScales + kStageColumns * kStageColumnPieces;
+
+/// The stage (memref<kStageBytes x i8>, workgroup space).
+MemRefType regionStageType(MLIRContext *ctx) {
+  return MemRefType::get(
+      {kStageBytes}, IntegerType::get(ctx, 8), MemRefLayoutAttrInterface(),
+      gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup));
+}
+
+/// The stage of a kernel, as bytes and as i32 words.
+struct RegionStage {
+  Value bytes, words;
+};
+
+RegionStage regionStage(OpBuilder &b, Location loc, Value bytes) {
+  MLIRContext *ctx = b.getContext();
+  auto wordsType = MemRefType::get(
+      {kStageBytes / 4}, b.getI32Type(), MemRefLayoutAttrInterface(),
+      gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup));
+  Value words = memref::ViewOp::create(b, loc, wordsType, bytes,
+                                       indexConstant(b, loc, 0), ValueRange());
+  return {bytes, words};
+}
+
+/// Word offset in the stage of code piece `piece` of staged row (or column,
+/// with `columns`) `line`.
+Value stagedPieceWord(IndexMath &m, bool columns, Value line, Value piece) {
+  OpBuilder &b = m.b;
+  auto xorI = [&](Value x, Value y) -> Value {
+    return arith::XOrIOp::create(b, m.loc, x, y);
+  };
+  if (!columns) {
+    Value physical = xorI(piece, m.rem(m.div(line, 2), 8));
+    return m.add(m.mul(line, 2 * kStageRowPieces), m.mul(physical, 2));
+  }
+  Value physical = xorI(piece, m.rem(m.div(line, 4), 4));
+  return m.add(m.c(kStageColumnCodes / 4),
+               m.add(m.mul(line, 2 * kStageColumnPieces), m.mul(physical, 2)));
+}
+
+/// Byte offset in the stage of the scale of piece `piece` of `line`.
+Value stagedScaleByte(IndexMath &m, bool columns, Value line, Value piece) {
+  return columns ? m.add(m.c(kStageColumnScales),
+                         m.add(m.mul(line, kStageColumnPieces), piece))
+                 : m.add(m.c(kStageRowScales),
+                         m.add(m.mul(line, kStageRowPieces), piece));
+}
+
+/// Puts the code piece `words` (8 bytes) of `line` into the stage.
+void stageCodes(OpBuilder &b, Location loc, const RegionStage &stage,
+                bool columns, Value line, Value piece,
+                std::array<Value, 2> words) {
+  IndexMath m{b, loc};
+  Value pair = vector::FromElementsOp::create(
+      b, loc, VectorType::get({2}, b.getI32Type()),
+      ValueRange{words[0], words[1]});
+  alignedStore(b, loc, pair, stage.words,
+               stagedPieceWord(m, columns, line, piece), 8);
+}
+
+/// Puts the scale byte (the low byte of the integer `code`) of a piece into
+/// the stage.
+void stageScale(OpBuilder &b, Location loc, const RegionStage &stage,
+                bool columns, Value line, Value piece, Value code) {
+  IndexMath m{b, loc};
+  Value byte = code.getType().isInteger(8)
+                   ? code
+                   : arith::TruncIOp::create(b, loc, b.getI8Type(), code)
+                         .getResult();
+  memref::StoreOp::create(b, loc, byte, stage.bytes,
+                          ValueRange{stagedScaleByte(m, columns, line, piece)});
+}
+
+/// Where a staged piece goes: its offset in the destination (i32 words for
+/// codes, bytes for scales) and whether it exists (i1).
+struct PiecePlace {
+  Value offset, valid;
+};
+using PiecePlacer =
+    function_ref<PiecePlace(OpBuilder &, Location, Value line, Value piece)>;
+
+/// One part of the stage to copy out: rows or columns, codes or scales, and
+/// its destination (codes as i32 words, scales as bytes).
+struct StagedPart {
+  bool columns, scales;
+  Value destination;
+  PiecePlacer place;
+};
+
+/// Waits for the block's pieces, copies `parts` out (thread t takes the
+/// pieces t and t + 256 of each: consecutive threads, consecutive pieces of
+/// a line) and waits again, so that the stage can be refilled. Every
+/// thread of the block must call it.
+void flushRegionStage(OpBuilder &b, Location loc, const RegionStage &stage,
+                      ArrayRef<StagedPart> parts) {
+  static_assert(kStageRows * kStageRowPieces == 2 * kThreadsPerBlock &&
+                    kStageColumns * kStageColumnPieces == 2 * kThreadsPerBlock,
+                "two pieces of each part per thread");
+  gpu::BarrierOp::create(b, loc);
+  IndexMath m{b, loc};
+  Value tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
+  for (const StagedPart &part : parts) {
+    int64_t pieces = part.columns ? kStageColumnPieces : kStageRowPieces;
+    for (int64_t k = 0; k < 2; ++k) {
+      Value unit = m.add(tid, m.c(k * kThreadsPerBlock));
+      Value line = m.div(unit, pieces), piece = m.rem(unit, pieces);
+      Value value =
+          part.scales
+              ? memref::LoadOp::create(
+                    b, loc, stage.bytes,
+                    ValueRange{stagedScaleByte(m, part.columns, line, piece)})
+                    .getResult()
+              : alignedLoad(b, loc, stage.words,
+                            stagedPieceWord(m, part.columns, line, piece), 2,
+                            8);
+      PiecePlace place = part.place(b, loc, line, piece);
+      auto ifValid = scf::IfOp::create(b, loc, place.valid, false);
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(ifValid.thenBlock());
+      if (part.scales)
+        memref::StoreOp::create(b, loc, value, part.destination,
+                                ValueRange{place.offset});
+      else
+        alignedStore(b, loc, value, part.destination, place.offset, 8);
+    }
+  }
+  gpu::BarrierOp::create(b, loc);
+}
+
 /// Tiles a half warp of the 16x16 quantize kernel takes per group: two
 /// horizontally adjacent ones, so that a lane has two 32-byte loads in
 /// flight.
@@ -1193,21 +1369,29 @@ PersistentSchedule tileSchedule(int64_t tileRows, int64_t tileCols,
 
 /// Quantization with 16x16 blocks, persistent over 4 x 8-tile regions; a
 /// lane quantizes one row of each of two tiles (a tile amax reduced across
-/// its 16 lanes) and, with `transposedCopy`, also writes the transposed
+/// its 16 lanes) and, with `transposedCopy`, also computes the transposed
 /// codes and scales (nvfp4.transpose of the result) from the same
 /// registers: the codes of a tile transposed across its 16 lanes
 /// (transposeNibbles16). One tile after the other: one tile's values live
-/// at a time.
+/// at a time. The codes of the region leave through the shared stage
+/// (flushRegionStage): row pieces for the codes, column pieces for the
+/// transposed copy.
 gpu::GPUFuncOp buildTileQuantizeKernel(ModuleOp module,
                                        BlockScaledTensorType type,
                                        Type elementType, bool stochastic,
                                        bool amaxArgument, bool transposedCopy,
                                        const ChipInfo &chip,
                                        PersistentSchedule &schedule) {
+  static_assert(kRegionTileRows * 16 == kStageRows &&
+                    kRegionTileCols == kStageRowPieces &&
+                    kRegionTileCols * 16 == kStageColumns &&
+                    kRegionTileRows == kStageColumnPieces,
+                "a region is one stage");
   MLIRContext *ctx = module.getContext();
   int64_t count = product(type.getShape());
   int64_t rows = type.getRows(), cols = type.getCols();
   int64_t tileRows = count / cols / 16, tileCols = cols / 16;
+  int64_t regionCols = llvm::divideCeil(tileCols, kRegionTileCols);
   schedule = tileSchedule(tileRows, tileCols, stochastic, chip);
   PersistentSchedule local = schedule;
   QuantizeSignature sig = quantizeSignature(type, elementType, stochastic,
@@ -1218,12 +1402,14 @@ gpu::GPUFuncOp buildTileQuantizeKernel(ModuleOp module,
                      quantizeNameSuffix(stochastic, type, amaxArgument) +
                      (transposedCopy ? "_and_transpose" : "");
   KernelOptions options;
-  options.workgroupBuffers = {encodeTableType(ctx)};
+  options.workgroupBuffers = {encodeTableType(ctx), regionStageType(ctx)};
+  options.workgroupAlignments = {0, 16};
   options.minBlocksPerMultiprocessor = blocksPerMultiprocessor(stochastic);
   return getOrCreateKernel(
       module, name, sig.types, options,
       [&](OpBuilder &b, Location loc, ValueRange args) {
-        Value table = args.back();
+        Value table = args[args.size() - 2];
+        RegionStage stage = regionStage(b, loc, args.back());
         ScalarBuilder::TensorScale scale =
             quantizePrologue(b, loc, args, sig, table);
         Value codeWords = codesAsWords(b, loc, args[sig.codes]);
@@ -1249,6 +1435,11 @@ gpu::GPUFuncOp buildTileQuantizeKernel(ModuleOp module,
             },
             [&](OpBuilder &nb, Location nl, Value region, ValueRange loaded,
                 ValueRange) {
+              IndexMath rm{nb, nl};
+              Value tid = gpu::ThreadIdOp::create(nb, nl, gpu::Dimension::x);
+              Value halfWarp = rm.div(tid, 16);
+              // The region's tile coordinates of this lane's tiles.
+              Value regionTileRow = rm.div(halfWarp, 4);
               for (int64_t k = 0; k < kTilesPerHalfWarp; ++k) {
                 IndexMath nm{nb, nl};
                 TileLane t =
@@ -1265,34 +1456,29 @@ gpu::GPUFuncOp buildTileQuantizeKernel(ModuleOp module,
                 std::array<Value, 2> words = quantizeValues(
                     nb, nl, prepared.values, encode,
                     runRandomBits(nb, nl, args, sig, run), chip);
-                std::array<Value, 2> columns;
+                Value regionTileCol = nm.add(
+                    nm.mul(nm.rem(halfWarp, 4), kTilesPerHalfWarp), nm.c(k));
+                stageCodes(nb, nl, stage, /*columns=*/false,
+                           nm.add(nm.mul(regionTileRow, 16), t.rowInTile),
+                           regionTileCol, words);
                 if (transposedCopy)
-                  columns = transposeNibbles16(nb, nl, words, lane);
+                  // This lane holds column rowInTile of the tile.
+                  stageCodes(nb, nl, stage, /*columns=*/true,
+                             nm.add(nm.mul(regionTileCol, 16), t.rowInTile),
+                             regionTileRow,
+                             transposeNibbles16(nb, nl, words, lane));
                 Value code =
                     arith::TruncIOp::create(nb, nl, nb.getI8Type(), codes);
 
                 auto ifValid = scf::IfOp::create(nb, nl, t.valid, false);
                 OpBuilder::InsertionGuard guard(nb);
                 nb.setInsertionPointToStart(ifValid.thenBlock());
-                Value pair = vector::FromElementsOp::create(
-                    nb, nl, VectorType::get({2}, nb.getI32Type()),
-                    ValueRange{words[0], words[1]});
-                alignedStore(nb, nl, pair, codeWords, nm.mul(run, 2), 8);
                 // Linear scales: one per tile (its first lane); swizzled:
                 // every row of the tile holds a copy.
                 Value offset = scaleOffset(nm, type, t.row, t.tileCol);
                 if (!linear)
                   memref::StoreOp::create(nb, nl, code, args[sig.scales],
                                           ValueRange{offset});
-                auto [word, transposedScale] = transposedTilePlace(
-                    nm, t.tileRow, t.tileCol, t.rowInTile, rows, cols);
-                if (transposedCopy) {
-                  // This lane holds column rowInTile of the tile.
-                  Value column = vector::FromElementsOp::create(
-                      nb, nl, VectorType::get({2}, nb.getI32Type()),
-                      ValueRange{columns[0], columns[1]});
-                  alignedStore(nb, nl, column, transposedWords, word, 8);
-                }
                 if (linear) {
                   auto ifFirst =
                       scf::IfOp::create(nb, nl, nm.eq(t.rowInTile, 0), false);
@@ -1300,11 +1486,50 @@ gpu::GPUFuncOp buildTileQuantizeKernel(ModuleOp module,
                   memref::StoreOp::create(nb, nl, code, args[sig.scales],
                                           ValueRange{offset});
                   if (transposedCopy)
-                    memref::StoreOp::create(nb, nl, code,
-                                            args[sig.transposedScales],
-                                            ValueRange{transposedScale});
+                    memref::StoreOp::create(
+                        nb, nl, code, args[sig.transposedScales],
+                        ValueRange{transposedTilePlace(nm, t.tileRow,
+                                                       t.tileCol, t.rowInTile,
+                                                       rows, cols)
+                                       .second});
                 }
               }
+              // The region's first tile and where its pieces go.
+              Value firstTileRow =
+                  rm.mul(rm.div(region, regionCols), kRegionTileRows);
+              Value firstTileCol =
+                  rm.mul(rm.rem(region, regionCols), kRegionTileCols);
+              auto tileExists = [&](IndexMath &pm, Value tileRow,
+                                    Value tileCol) -> Value {
+                return arith::AndIOp::create(pm.b, pm.loc,
+                                             pm.lt(tileRow, tileRows),
+                                             pm.lt(tileCol, tileCols));
+              };
+              auto placeRow = [&](OpBuilder &pb, Location pl, Value line,
+                                  Value piece) -> PiecePlace {
+                IndexMath pm{pb, pl};
+                Value tileRow = pm.add(firstTileRow, pm.div(line, 16));
+                Value tileCol = pm.add(firstTileCol, piece);
+                Value row = pm.add(pm.mul(tileRow, 16), pm.rem(line, 16));
+                return {pm.add(pm.mul(row, cols / 8), pm.mul(tileCol, 2)),
+                        tileExists(pm, tileRow, tileCol)};
+              };
+              auto placeColumn = [&](OpBuilder &pb, Location pl, Value line,
+                                     Value piece) -> PiecePlace {
+                IndexMath pm{pb, pl};
+                Value tileRow = pm.add(firstTileRow, piece);
+                Value tileCol = pm.add(firstTileCol, pm.div(line, 16));
+                return {transposedTilePlace(pm, tileRow, tileCol,
+                                            pm.rem(line, 16), rows, cols)
+                            .first,
+                        tileExists(pm, tileRow, tileCol)};
+              };
+              SmallVector<StagedPart> parts = {
+                  {/*columns=*/false, /*scales=*/false, codeWords, placeRow}};
+              if (transposedCopy)
+                parts.push_back({/*columns=*/true, /*scales=*/false,
+                                 transposedWords, placeColumn});
+              flushRegionStage(nb, nl, stage, parts);
               return SmallVector<Value>();
             });
       });
@@ -1319,18 +1544,14 @@ gpu::GPUFuncOp buildTileQuantizeKernel(ModuleOp module,
 // elements) and lane i of the half warp loads row i of each: two runs of 16
 // along K, which are rowwise blocks. Their columnwise blocks are the tiles'
 // columns, runs of 16 tokens along M: a transpose of each tile across the
-// 16 lanes (transposeTile16, shuffles) gives lane i column i of both tiles,
-// i.e. 32 consecutive elements of row tileCol * 16 + i of the transposed
-// tensor, and the RHT of each run of 16 is the registers' butterfly. The
+// 16 lanes (transposeTile16, through shared memory) gives lane i column i
+// of both tiles, i.e. 32 consecutive elements of row tileCol * 16 + i of
+// the transposed tensor, and the RHT of each run of 16 is the registers' butterfly. The
 // transposed tensor and the RHT's output never reach memory.
 //
-// The two half warps of a warp take horizontally adjacent tile columns and
-// trade their codes of one tile row (one shuffle a word): the lower half
-// then holds the rowwise codes of row i of the first tile row across both
-// columns, the upper half those of the second, so every lane stores 16
-// contiguous bytes of rowwise codes and 16 of columnwise codes (and two
-// scale bytes each) per group. An odd number of tile rows or columns
-// splits those stores in two (alignment).
+// The codes and scales of both parts leave through the shared stage (see
+// flushRegionStage): a lane's pieces are 8 bytes of 16 different rows, and
+// the stage turns them into whole-sector stores.
 
 /// A group of the dual kernels: 2 pair rows x 8 tile columns (64 x 128
 /// elements), one pair of tiles per half warp.
@@ -1356,7 +1577,6 @@ struct DualGeometry {
   }
   /// Every pair has its second tile row.
   bool evenTileRows() const { return tileRows % 2 == 0; }
-  bool evenTileCols() const { return tileCols % 2 == 0; }
 };
 
 /// Where a lane of a dual kernel works in group `region`: half warp h takes
@@ -1364,15 +1584,11 @@ struct DualGeometry {
 /// regionCols) * 2 + h / 8, and lane i of the half warp row i (and,
 /// transposed, column i) of both tiles. Lanes outside the tensor compute on
 /// pair 0, column 0 (the clamped coordinates, used to load and compute):
-/// they must take part in the shuffles, and skip their stores.
+/// they must take part in the shuffles; the stage skips their pieces.
 struct DualLane {
-  Value upper;        ///< i1: the upper half warp (odd tile column)
   Value pair;         ///< pair within its matrix (clamped)
   Value tileCol;      ///< tile column (clamped)
-  Value evenTileCol;  ///< the even tile column of the warp (not clamped)
-  Value pairValid, colValid, evenColValid, oddColValid; ///< i1
   Value secondExists; ///< i1: the (clamped) pair has its second tile row
-  Value secondValid;  ///< i1: pairValid and secondExists
   /// Flattened input rows of the lane's two runs (clamped; the second
   /// repeats the first where the pair has one tile row).
   std::array<Value, 2> rows;
@@ -1392,25 +1608,17 @@ DualLane locateDualLane(OpBuilder &b, Location loc, Value region,
   Value column = m.rem(halfWarp, kDualRegionTileCols);
   Value regionCol = m.mul(m.rem(region, g.regionCols), kDualRegionTileCols);
   DualLane l;
-  l.upper = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne,
-                                  m.rem(halfWarp, 2), m.c(0));
   Value pairRow = m.add(m.mul(m.div(region, g.regionCols), kDualRegionPairRows),
                         m.div(halfWarp, kDualRegionTileCols));
   Value tileCol = m.add(regionCol, column);
-  l.evenTileCol = m.add(regionCol, m.mul(m.div(column, 2), 2));
-  l.pairValid = m.lt(pairRow, g.pairRows());
-  l.colValid = m.lt(tileCol, g.tileCols);
-  l.evenColValid = m.lt(l.evenTileCol, g.tileCols);
-  l.oddColValid = m.lt(m.add(l.evenTileCol, m.c(1)), g.tileCols);
-  Value pairRowC = select(l.pairValid, pairRow, m.c(0));
-  l.tileCol = select(l.colValid, tileCol, m.c(0));
+  Value pairRowC = select(m.lt(pairRow, g.pairRows()), pairRow, m.c(0));
+  l.tileCol = select(m.lt(tileCol, g.tileCols), tileCol, m.c(0));
   Value batchIndex = m.div(pairRowC, g.pairsPerMatrix);
   l.pair = m.rem(pairRowC, g.pairsPerMatrix);
   l.secondExists = g.evenTileRows()
                        ? arith::ConstantOp::create(b, loc, b.getBoolAttr(true))
                              .getResult()
                        : m.lt(m.add(m.mul(l.pair, 2), m.c(1)), g.tileRows);
-  l.secondValid = arith::AndIOp::create(b, loc, l.pairValid, l.secondExists);
   Value firstRow = m.add(
       m.mul(m.add(m.mul(batchIndex, g.tileRows), m.mul(l.pair, 2)), 16), i);
   l.rows = {firstRow,
@@ -1431,76 +1639,65 @@ SmallVector<Value> loadDualRuns(OpBuilder &b, Location loc, Value input,
   return loaded;
 }
 
+// The transpose of a tile goes through shared memory: each half warp owns a
+// 16 x 16 tile of the element type, rows padded by 16 bytes (so that the 8
+// lanes of a 16-byte store phase, rows i..i+7 of one chunk, hit distinct
+// banks), and the second tile of a warp starts 32 (16-bit types) or 64
+// bytes (f32) further in the bank cycle than the first, so that the two
+// half warps' column reads -- 16 consecutive elements of one row each --
+// fall on disjoint banks. A lane stores its row (16-byte stores) and, after
+// a warp barrier, loads its column element by element: 2 + 16 shared
+// accesses a tile where the shuffle transpose took 16 shuffles and about 50
+// selects and prmts.
+
+/// Elements of a padded tile row and of one half warp's tile.
+int64_t transposeRowStride(Type elementType) {
+  return 16 + 16 * 8 / elementType.getIntOrFloatBitWidth();
+}
+int64_t transposeTileStride(Type elementType) {
+  return 16 * transposeRowStride(elementType) + 16;
+}
+
+/// The transpose buffer of a block (memref<16 tiles x T>, workgroup space).
+MemRefType transposeBufferType(Type elementType) {
+  MLIRContext *ctx = elementType.getContext();
+  return MemRefType::get(
+      {(kThreadsPerBlock / 16) * transposeTileStride(elementType)},
+      elementType, MemRefLayoutAttrInterface(),
+      gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup));
+}
+
 /// Transposes the 16 x 16 tile whose row i lane i of each half warp holds
-/// (`run`, vector<16xT> of a 16- or 32-bit type): each lane gets column i
-/// in the same form. A swap of lane bit k with element-index bit k for k =
-/// 3..0, each trading half of a lane's elements with lane ^ 2^k: whole
-/// 32-bit words where the index bit selects a word (4 shuffles a stage for
-/// 16-bit elements, 8 for 32-bit), the halves of each word for bit 0 of a
-/// 16-bit type (4 shuffles; prmt packs the halves to send and merges the
-/// received ones). `lane` is the lane id (i32); every lane of the warp must
-/// call it.
-Value transposeTile16(OpBuilder &b, Location loc, Value run, Value lane) {
+/// (`run`, vector<16xT>) through the half warp's tile of `buffer`: each
+/// lane gets column i in the same form. Every lane of the warp must call
+/// it (warp barriers before the stores, so that the previous transpose's
+/// loads are done, and before the loads).
+Value transposeTile16(OpBuilder &b, Location loc, Value run, Value buffer) {
+  IndexMath m{b, loc};
   ScalarBuilder s(b, loc);
   auto runType = cast<VectorType>(run.getType());
-  int64_t bits = runType.getElementType().getIntOrFloatBitWidth();
-  int64_t wordCount = 16 * bits / 32;
-  Value packed = vector::BitCastOp::create(
-      b, loc, VectorType::get({wordCount}, b.getI32Type()), run);
-  SmallVector<Value> words;
-  for (int64_t j = 0; j < wordCount; ++j)
-    words.push_back(
-        vector::ExtractOp::create(b, loc, packed, ArrayRef<int64_t>{j}));
-  auto bitSet = [&](int32_t mask) {
-    return arith::CmpIOp::create(
-        b, loc, arith::CmpIPredicate::ne,
-        arith::AndIOp::create(b, loc, lane, s.i32(mask)), s.i32(0));
-  };
-  auto select = [&](Value c, Value x, Value y) -> Value {
-    return arith::SelectOp::create(b, loc, c, x, y);
-  };
-  auto shuffle = [&](Value value, int32_t offset) -> Value {
-    return gpu::ShuffleOp::create(b, loc, value, offset, /*width=*/32,
-                                  gpu::ShuffleMode::XOR)
-        .getShuffleResult();
-  };
-  // Element index bit k is word index bit k - shift.
-  int64_t shift = bits == 16 ? 1 : 0;
-  for (int32_t k = 3; k >= shift; --k) {
-    int64_t wordBit = int64_t(1) << (k - shift);
-    // The upper lane sends its words whose index bit is clear, the lower
-    // lane those whose bit is set; each keeps the others.
-    Value upper = bitSet(1 << k);
-    for (int64_t j = 0; j < wordCount; ++j) {
-      if (j & wordBit)
-        continue;
-      Value received =
-          shuffle(select(upper, words[j], words[j | wordBit]), 1 << k);
-      Value low = select(upper, received, words[j]);
-      words[j | wordBit] = select(upper, words[j | wordBit], received);
-      words[j] = low;
-    }
+  Type elementType = runType.getElementType();
+  int64_t rowStride = transposeRowStride(elementType);
+  int64_t chunk = 16 * 8 / elementType.getIntOrFloatBitWidth();
+  Value tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
+  Value tile = m.mul(m.div(tid, 16), transposeTileStride(elementType));
+  Value i = m.rem(tid, 16);
+  NVVM::SyncWarpOp::create(b, loc, s.i32(-1));
+  Value rowBase = m.add(tile, m.mul(i, rowStride));
+  for (int64_t c = 0; c < 16; c += chunk) {
+    SmallVector<int64_t> indices;
+    for (int64_t j = 0; j < chunk; ++j)
+      indices.push_back(c + j);
+    Value part = vector::ShuffleOp::create(b, loc, run, run, indices);
+    alignedStore(b, loc, part, buffer, m.add(rowBase, m.c(c)), 16);
   }
-  if (bits == 16) {
-    // Bit 0: the lower lane sends the high halves of words j and j + 1 and
-    // puts what it receives (the upper lane's low halves) in their high
-    // halves; the upper lane the reverse. prmt selectors: result byte n is
-    // byte selector[4n+3:4n] of {second operand, first operand}.
-    Value upper = bitSet(1);
-    Value sendSelector = select(upper, s.i32(0x5410), s.i32(0x7632));
-    Value firstSelector = select(upper, s.i32(0x3254), s.i32(0x5410));
-    Value secondSelector = select(upper, s.i32(0x3276), s.i32(0x7610));
-    for (int64_t j = 0; j < wordCount; j += 2) {
-      Value received = shuffle(
-          permuteBytes(b, loc, words[j], words[j + 1], sendSelector), 1);
-      words[j] = permuteBytes(b, loc, words[j], received, firstSelector);
-      words[j + 1] =
-          permuteBytes(b, loc, words[j + 1], received, secondSelector);
-    }
-  }
-  Value transposed = vector::FromElementsOp::create(
-      b, loc, VectorType::get({wordCount}, b.getI32Type()), words);
-  return vector::BitCastOp::create(b, loc, runType, transposed);
+  NVVM::SyncWarpOp::create(b, loc, s.i32(-1));
+  Value columnBase = m.add(tile, i);
+  SmallVector<Value> column;
+  for (int64_t r = 0; r < 16; ++r)
+    column.push_back(memref::LoadOp::create(
+        b, loc, buffer, ValueRange{m.add(columnBase, m.c(r * rowStride))}));
+  return vector::FromElementsOp::create(b, loc, runType, column);
 }
 
 /// What a dual kernel is specialized for.
@@ -1595,74 +1792,21 @@ DualBlock quantizeDualBlock(OpBuilder &b, Location loc, Value run,
                                runRandomBits(b, loc, seed, runIndex), chip)};
 }
 
-/// Stores one or two adjacent 8-byte code runs and their scale bytes: as
-/// one 16-byte store and one 2-byte store where `combined` (the offsets are
-/// then 16- and 2-byte aligned), else run by run. `valid[k]` guards run k;
-/// `wordIndex` is the first run's offset in the codes as i32 words,
-/// `scaleIndex(k)` run k's scale offset in bytes (linear scales: the
-/// second follows the first).
-void storeRunPair(OpBuilder &b, Location loc, std::array<DualBlock, 2> runs,
-                  std::array<Value, 2> valid, bool combined,
-                  bool linearScales, Value codeWords, Value scaleBytes,
-                  Value scalePairs, Value wordIndex,
-                  function_ref<Value(OpBuilder &, Location, int64_t)>
-                      scaleIndex) {
-  auto guarded = [&](Value condition,
-                     function_ref<void(OpBuilder &, Location)> body) {
-    auto ifOp = scf::IfOp::create(b, loc, condition, false);
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(ifOp.thenBlock());
-    body(b, loc);
-  };
-  auto scaleByte = [](OpBuilder &sb, Location sl, const DualBlock &run) {
-    return arith::TruncIOp::create(sb, sl, sb.getI8Type(), run.scaleCode);
-  };
-  if (combined) {
-    guarded(valid[0], [&](OpBuilder &tb, Location tl) {
-      IndexMath tm{tb, tl};
-      Value all = vector::FromElementsOp::create(
-          tb, tl, VectorType::get({4}, tb.getI32Type()),
-          ValueRange{runs[0].words[0], runs[0].words[1], runs[1].words[0],
-                     runs[1].words[1]});
-      alignedStore(tb, tl, all, codeWords, wordIndex, 16);
-      if (linearScales) {
-        ScalarBuilder ts(tb, tl);
-        Value pair = arith::TruncIOp::create(
-            tb, tl, tb.getI16Type(),
-            arith::OrIOp::create(
-                tb, tl,
-                arith::AndIOp::create(tb, tl, runs[0].scaleCode, ts.i32(0xFF)),
-                arith::ShLIOp::create(tb, tl, runs[1].scaleCode, ts.i32(8))));
-        memref::StoreOp::create(tb, tl, pair, scalePairs,
-                                ValueRange{tm.div(scaleIndex(tb, tl, 0), 2)});
-        return;
-      }
-      for (int64_t k = 0; k < 2; ++k)
-        memref::StoreOp::create(tb, tl, scaleByte(tb, tl, runs[k]), scaleBytes,
-                                ValueRange{scaleIndex(tb, tl, k)});
-    });
-    return;
-  }
-  for (int64_t k = 0; k < 2; ++k)
-    guarded(valid[k], [&](OpBuilder &tb, Location tl) {
-      IndexMath tm{tb, tl};
-      Value half = vector::FromElementsOp::create(
-          tb, tl, VectorType::get({2}, tb.getI32Type()),
-          ValueRange{runs[k].words[0], runs[k].words[1]});
-      alignedStore(tb, tl, half, codeWords, tm.add(wordIndex, tm.c(2 * k)),
-                   8);
-      memref::StoreOp::create(tb, tl, scaleByte(tb, tl, runs[k]), scaleBytes,
-                              ValueRange{scaleIndex(tb, tl, k)});
-    });
-}
-
 /// nvfp4.dual_quantize: rowwise and columnwise (optionally after the RHT)
 /// quantization of one read of the input, persistent over 2 x 8-pair
-/// regions, walking the tensor from its end (after an amax pass).
+/// regions, walking the tensor from its end (after an amax pass). The codes
+/// and scales of both parts leave through the shared stage
+/// (flushRegionStage): a region's 64 rows of rowwise pieces, its 128
+/// columns of columnwise ones.
 gpu::GPUFuncOp buildDualQuantizeKernel(ModuleOp module,
                                        const DualQuantizeSpec &spec,
                                        const ChipInfo &chip,
                                        PersistentSchedule &schedule) {
+  static_assert(kDualRegionPairRows * 32 == kStageRows &&
+                    kDualRegionTileCols == kStageRowPieces &&
+                    kDualRegionTileCols * 16 == kStageColumns &&
+                    kDualRegionPairRows * 2 == kStageColumnPieces,
+                "a region is one stage");
   MLIRContext *ctx = module.getContext();
   DualGeometry g(spec.shape);
   schedule = persistentSchedule(g.regions() * kThreadsPerBlock,
@@ -1671,8 +1815,6 @@ gpu::GPUFuncOp buildDualQuantizeKernel(ModuleOp module,
                                 chip);
   PersistentSchedule local = schedule;
   DualQuantizeSignature sig = dualQuantizeSignature(spec);
-  bool rowLinear = spec.rowType.getLayout() == ScaleLayout::Linear;
-  bool columnLinear = spec.columnType.getLayout() == ScaleLayout::Linear;
   std::string name =
       "nvfp4_dual_quantize_" + shapeName(spec.shape) + "x" +
       typeName(spec.elementType) + "_row" +
@@ -1685,12 +1827,18 @@ gpu::GPUFuncOp buildDualQuantizeKernel(ModuleOp module,
       (spec.columnAmaxCopy ? "_amaxcopy" : "") +
       (spec.rhtMask ? "_mask" + std::to_string(*spec.rhtMask) : "");
   KernelOptions options;
-  options.workgroupBuffers = {encodeTableType(ctx), encodeTableType(ctx)};
+  options.workgroupBuffers = {encodeTableType(ctx), encodeTableType(ctx),
+                              regionStageType(ctx),
+                              transposeBufferType(spec.elementType)};
+  options.workgroupAlignments = {0, 0, 16, 16};
   options.minBlocksPerMultiprocessor = dualQuantizeBlocksPerMultiprocessor(spec);
   return getOrCreateKernel(
       module, name, sig.types, options,
       [&](OpBuilder &b, Location loc, ValueRange args) {
-        Value rowTable = args[args.size() - 2], columnTable = args.back();
+        Value rowTable = args[args.size() - 4],
+              columnTable = args[args.size() - 3];
+        RegionStage stage = regionStage(b, loc, args[args.size() - 2]);
+        Value transposeBuffer = args.back();
         auto optionalArg = [&](int64_t index) {
           return index >= 0 ? args[index] : Value();
         };
@@ -1707,24 +1855,6 @@ gpu::GPUFuncOp buildDualQuantizeKernel(ModuleOp module,
         Value columnSeed = optionalArg(sig.columnSeed);
         Value rowWords = codesAsWords(b, loc, args[sig.rowCodes]);
         Value columnWords = codesAsWords(b, loc, args[sig.columnCodes]);
-        // Linear scales of two adjacent runs in one 2-byte store where the
-        // pair starts at an even offset.
-        auto scalePairsOf = [&](Value scales) -> Value {
-          int64_t count = cast<MemRefType>(scales.getType()).getNumElements();
-          return memref::ViewOp::create(
-              b, loc, MemRefType::get({count / 2}, b.getI16Type()), scales,
-              indexConstant(b, loc, 0), ValueRange());
-        };
-        bool rowCombined = g.evenTileCols(), columnCombined = g.evenTileRows();
-        Value rowScalePairs = rowLinear && rowCombined
-                                  ? scalePairsOf(args[sig.rowScales])
-                                  : Value();
-        Value columnScalePairs = columnLinear && columnCombined
-                                     ? scalePairsOf(args[sig.columnScales])
-                                     : Value();
-        Value lane = arith::IndexCastUIOp::create(
-            b, loc, b.getI32Type(),
-            gpu::LaneIdOp::create(b, loc, /*upperBound=*/nullptr));
         emitPrefetchingLoop(
             b, loc, local, ValueRange(),
             [&](OpBuilder &nb, Location nl, Value region) {
@@ -1734,77 +1864,122 @@ gpu::GPUFuncOp buildDualQuantizeKernel(ModuleOp module,
                 ValueRange) {
               IndexMath nm{nb, nl};
               DualLane l = locateDualLane(nb, nl, region, g);
-              std::array<DualBlock, 2> rowBlocks, columnBlocks;
+              Value tid = gpu::ThreadIdOp::create(nb, nl, gpu::Dimension::x);
+              Value halfWarp = nm.div(tid, 16), i = nm.rem(tid, 16);
+              // This half warp's pair row and tile column in the region.
+              Value regionPair = nm.div(halfWarp, kDualRegionTileCols);
+              Value regionCol = nm.rem(halfWarp, kDualRegionTileCols);
               for (int64_t t = 0; t < 2; ++t) {
                 Value rowRun =
                     nm.add(nm.mul(l.rows[t], g.tileCols), l.tileCol);
-                rowBlocks[t] =
+                DualBlock row =
                     quantizeDualBlock(nb, nl, loaded[t], std::nullopt,
                                       rowScale, rowTable, rowSeed, rowRun, chip);
+                Value rowLine = nm.add(nm.mul(regionPair, 32),
+                                       nm.add(nm.c(16 * t), i));
+                stageCodes(nb, nl, stage, /*columns=*/false, rowLine,
+                           regionCol, row.words);
+                stageScale(nb, nl, stage, /*columns=*/false, rowLine,
+                           regionCol, row.scaleCode);
                 Value columnRun =
                     nm.add(nm.mul(l.columnRow, g.tileRows),
                            nm.add(nm.mul(l.pair, 2), nm.c(t)));
-                columnBlocks[t] = quantizeDualBlock(
-                    nb, nl, transposeTile16(nb, nl, loaded[t], lane),
+                DualBlock column = quantizeDualBlock(
+                    nb, nl, transposeTile16(nb, nl, loaded[t], transposeBuffer),
                     spec.rhtMask, columnScale, columnTable, columnSeed,
                     columnRun, chip);
+                Value columnLine = nm.add(nm.mul(regionCol, 16), i);
+                Value columnPiece = nm.add(nm.mul(regionPair, 2), nm.c(t));
+                stageCodes(nb, nl, stage, /*columns=*/true, columnLine,
+                           columnPiece, column.words);
+                stageScale(nb, nl, stage, /*columns=*/true, columnLine,
+                           columnPiece, column.scaleCode);
               }
 
-              // Rowwise: the lower half warp keeps tile row 0 and receives
-              // the upper's (the odd column's), the upper keeps tile row 1
-              // and receives the lower's (the even column's).
-              auto trade = [&](Value mine0, Value mine1) {
-                Value received = gpu::ShuffleOp::create(
-                                     nb, nl,
-                                     arith::SelectOp::create(nb, nl, l.upper,
-                                                             mine0, mine1),
-                                     16, /*width=*/32, gpu::ShuffleMode::XOR)
-                                     .getShuffleResult();
-                return std::pair<Value, Value>{
-                    arith::SelectOp::create(nb, nl, l.upper, received, mine0),
-                    arith::SelectOp::create(nb, nl, l.upper, mine1, received)};
+              // Where the pieces of tile row t of region pair `pair` and
+              // region tile column `col` go, and whether that tile exists.
+              Value firstPairRow =
+                  nm.mul(nm.div(region, g.regionCols), kDualRegionPairRows);
+              Value firstTileCol =
+                  nm.mul(nm.rem(region, g.regionCols), kDualRegionTileCols);
+              struct Tile {
+                Value batch, pair, t, tileCol, valid;
               };
-              std::array<DualBlock, 2> rowPair;
-              for (int64_t w = 0; w < 2; ++w) {
-                auto [even, odd] =
-                    trade(rowBlocks[0].words[w], rowBlocks[1].words[w]);
-                rowPair[0].words[w] = even;
-                rowPair[1].words[w] = odd;
-              }
-              std::tie(rowPair[0].scaleCode, rowPair[1].scaleCode) =
-                  trade(rowBlocks[0].scaleCode, rowBlocks[1].scaleCode);
-              Value row = arith::SelectOp::create(nb, nl, l.upper, l.rows[1],
-                                                  l.rows[0]);
-              Value rowValid = arith::SelectOp::create(
-                  nb, nl, l.upper, l.secondValid, l.pairValid);
-              storeRunPair(
-                  nb, nl, rowPair,
-                  {arith::AndIOp::create(nb, nl, rowValid, l.evenColValid),
-                   arith::AndIOp::create(nb, nl, rowValid, l.oddColValid)},
-                  rowCombined, rowLinear, rowWords, args[sig.rowScales],
-                  rowScalePairs,
-                  nm.add(nm.mul(row, g.cols / 8), nm.mul(l.evenTileCol, 2)),
-                  [&](OpBuilder &sb, Location sl, int64_t k) {
-                    IndexMath sm{sb, sl};
-                    return scaleOffset(sm, spec.rowType, row,
-                                       sm.add(l.evenTileCol, sm.c(k)));
-                  });
-
-              // Columnwise: this lane's column of both tiles.
-              Value columnValid =
-                  arith::AndIOp::create(nb, nl, l.pairValid, l.colValid);
-              storeRunPair(
-                  nb, nl, columnBlocks,
-                  {columnValid,
-                   arith::AndIOp::create(nb, nl, columnValid, l.secondExists)},
-                  columnCombined, columnLinear, columnWords,
-                  args[sig.columnScales], columnScalePairs,
-                  nm.add(nm.mul(l.columnRow, g.rows / 8), nm.mul(l.pair, 4)),
-                  [&](OpBuilder &sb, Location sl, int64_t k) {
-                    IndexMath sm{sb, sl};
-                    return scaleOffset(sm, spec.columnType, l.columnRow,
-                                       sm.add(sm.mul(l.pair, 2), sm.c(k)));
-                  });
+              auto tileOf = [&](IndexMath &pm, Value pair, Value t,
+                                Value col) -> Tile {
+                OpBuilder &pb = pm.b;
+                Value pairRow = pm.add(firstPairRow, pair);
+                Value tileCol = pm.add(firstTileCol, col);
+                Value batch = pm.div(pairRow, g.pairsPerMatrix);
+                Value inMatrix = pm.rem(pairRow, g.pairsPerMatrix);
+                Value valid = arith::AndIOp::create(
+                    pb, pm.loc, pm.lt(pairRow, g.pairRows()),
+                    pm.lt(tileCol, g.tileCols));
+                if (!g.evenTileRows())
+                  valid = arith::AndIOp::create(
+                      pb, pm.loc, valid,
+                      pm.lt(pm.add(pm.mul(inMatrix, 2), t), g.tileRows));
+                return {batch, inMatrix, t, tileCol, valid};
+              };
+              // Rowwise: line = pair * 32 + t * 16 + i, piece = column.
+              auto rowPlace = [&](IndexMath &pm, Value line, Value piece) {
+                Tile tile = tileOf(pm, pm.div(line, 32),
+                                   pm.rem(pm.div(line, 16), 2), piece);
+                Value row = pm.add(
+                    pm.mul(pm.add(pm.mul(tile.batch, g.tileRows),
+                                  pm.add(pm.mul(tile.pair, 2), tile.t)),
+                           16),
+                    pm.rem(line, 16));
+                return std::pair<Tile, Value>{tile, row};
+              };
+              // Columnwise: line = column * 16 + i, piece = pair * 2 + t.
+              auto columnPlace = [&](IndexMath &pm, Value line, Value piece) {
+                Tile tile = tileOf(pm, pm.div(piece, 2), pm.rem(piece, 2),
+                                   pm.div(line, 16));
+                Value columnRow =
+                    pm.add(pm.mul(tile.batch, g.cols),
+                           pm.add(pm.mul(tile.tileCol, 16), pm.rem(line, 16)));
+                return std::pair<Tile, Value>{tile, columnRow};
+              };
+              auto rowCodes = [&](OpBuilder &pb, Location pl, Value line,
+                                  Value piece) -> PiecePlace {
+                IndexMath pm{pb, pl};
+                auto [tile, row] = rowPlace(pm, line, piece);
+                return {pm.add(pm.mul(row, g.cols / 8), pm.mul(tile.tileCol, 2)),
+                        tile.valid};
+              };
+              auto rowScales = [&](OpBuilder &pb, Location pl, Value line,
+                                   Value piece) -> PiecePlace {
+                IndexMath pm{pb, pl};
+                auto [tile, row] = rowPlace(pm, line, piece);
+                return {scaleOffset(pm, spec.rowType, row, tile.tileCol),
+                        tile.valid};
+              };
+              auto columnCodes = [&](OpBuilder &pb, Location pl, Value line,
+                                     Value piece) -> PiecePlace {
+                IndexMath pm{pb, pl};
+                auto [tile, columnRow] = columnPlace(pm, line, piece);
+                Value run = pm.add(pm.mul(tile.pair, 2), tile.t);
+                return {pm.add(pm.mul(columnRow, g.rows / 8), pm.mul(run, 2)),
+                        tile.valid};
+              };
+              auto columnScales = [&](OpBuilder &pb, Location pl, Value line,
+                                      Value piece) -> PiecePlace {
+                IndexMath pm{pb, pl};
+                auto [tile, columnRow] = columnPlace(pm, line, piece);
+                Value run = pm.add(pm.mul(tile.pair, 2), tile.t);
+                return {scaleOffset(pm, spec.columnType, columnRow, run),
+                        tile.valid};
+              };
+              flushRegionStage(
+                  nb, nl, stage,
+                  {{/*columns=*/false, /*scales=*/false, rowWords, rowCodes},
+                   {/*columns=*/false, /*scales=*/true, args[sig.rowScales],
+                    rowScales},
+                   {/*columns=*/true, /*scales=*/false, columnWords,
+                    columnCodes},
+                   {/*columns=*/true, /*scales=*/true, args[sig.columnScales],
+                    columnScales}});
               return SmallVector<Value>();
             });
       });
@@ -1837,13 +2012,15 @@ gpu::GPUFuncOp buildDualAmaxKernel(ModuleOp module, ArrayRef<int64_t> shape,
   types.push_back(amaxType);
   KernelOptions options;
   options.minBlocksPerMultiprocessor = kDualAmaxBlocksPerMultiprocessor;
+  if (rhtMask) {
+    options.workgroupBuffers = {transposeBufferType(elementType)};
+    options.workgroupAlignments = {16};
+  }
   return getOrCreateKernel(
       module, name, types, options,
       [&](OpBuilder &b, Location loc, ValueRange args) {
         ScalarBuilder s(b, loc);
-        Value lane = arith::IndexCastUIOp::create(
-            b, loc, b.getI32Type(),
-            gpu::LaneIdOp::create(b, loc, /*upperBound=*/nullptr));
+        Value transposeBuffer = rhtMask ? args[types.size()] : Value();
         SmallVector<Value> result = emitPrefetchingLoop(
             b, loc, local, ValueRange{s.f32(0.0f), s.f32(0.0f)},
             [&](OpBuilder &nb, Location nl, Value region) {
@@ -1861,7 +2038,7 @@ gpu::GPUFuncOp buildDualAmaxKernel(ModuleOp module, ArrayRef<int64_t> shape,
                 if (rhtMask)
                   columnMax = arith::MaxNumFOp::create(
                       nb, nl, columnMax,
-                      prepareRun(nb, nl, transposeTile16(nb, nl, run, lane),
+                      prepareRun(nb, nl, transposeTile16(nb, nl, run, transposeBuffer),
                                  rhtMask)
                           .amax);
               }
@@ -1869,7 +2046,8 @@ gpu::GPUFuncOp buildDualAmaxKernel(ModuleOp module, ArrayRef<int64_t> shape,
             });
         if (rowAmax)
           warpMaxToAmax(b, loc, result[0], args[1]);
-        warpMaxToAmax(b, loc, rhtMask ? result[1] : result[0], args.back());
+        warpMaxToAmax(b, loc, rhtMask ? result[1] : result[0],
+                      args[types.size() - 1]);
       });
 }
 

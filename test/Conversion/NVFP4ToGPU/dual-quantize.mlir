@@ -99,57 +99,64 @@ func.func @ragged(%x: tensor<2x48x80xf32>, %s: i64)
 }
 
 // The amax kernel: persistent, two runs a lane (the next two loaded
-// first), max |x| in BF16 pairs, the tile transposed across the half warp
-// (word shuffles at distances 8, 4, 2, then halves at 1 merged by prmt),
-// the RHT in registers, one atomic max per warp and amax.
+// first), max |x| in BF16 pairs, the tile transposed through the half
+// warp's tile of the shared transpose buffer (two 16-byte row stores and
+// 16 element loads between warp barriers; no shuffles), the RHT in
+// registers, one atomic max per warp and amax.
 // CHECK: gpu.func @nvfp4_dual_quantize_amax_96x160xbf16_row_rht_mask55272
 // CHECK-SAME: nvvm.minctasm = 4
 // CHECK-COUNT-2: vector.load %{{.*}} {alignment = 16 : i64} : memref<15360xbf16>, vector<16xbf16>
 // CHECK: scf.for
 // CHECK-COUNT-2: vector.load %{{.*}} {alignment = 16 : i64} : memref<15360xbf16>, vector<16xbf16>
 // CHECK: llvm.call_intrinsic "llvm.nvvm.fmax.xorsign.abs.bf16x2"
-// CHECK-COUNT-4: gpu.shuffle xor %{{.*}}, %c8_i32
-// CHECK-COUNT-4: gpu.shuffle xor %{{.*}}, %c4_i32
-// CHECK-COUNT-4: gpu.shuffle xor %{{.*}}, %c2_i32
-// CHECK: nvvm.prmt
-// CHECK: gpu.shuffle xor %{{.*}}, %c1_i32
-// CHECK: arith.truncf %{{.*}} : vector<2xf32> to vector<2xbf16>
+// CHECK-NOT: gpu.shuffle
+// CHECK: nvvm.bar.warp.sync
+// CHECK-COUNT-2: vector.store %{{.*}} {alignment = 16 : i64} : memref<6400xbf16, #gpu.address_space<workgroup>>, vector<8xbf16>
+// CHECK: nvvm.bar.warp.sync
+// CHECK-COUNT-16: memref.load %{{.*}} : memref<6400xbf16, #gpu.address_space<workgroup>>
+// CHECK-NOT: gpu.shuffle
+// CHECK: llvm.call_intrinsic "llvm.nvvm.ff2bf16x2.rn"(%{{.*}}, %{{.*}}) : (f32, f32) -> vector<2xbf16>
 // CHECK: memref.atomic_rmw maxs
 // CHECK: memref.atomic_rmw maxs
-// The quantize kernel: two encode tables; per tile row the rowwise block
-// and, after the transpose and the RHT, the columnwise block (each with
-// its cvt scale, table lookup, Philox bits and rounding); the half warps
-// trade a tile row of rowwise codes and scales (shuffles at distance 16);
-// then 16-byte code stores and 2-byte scale stores on both sides.
+// The quantize kernel: two encode tables and the region stage (16-byte
+// aligned); per tile row the rowwise block and, after the transpose and the
+// RHT, the columnwise block (each with its cvt scale, table lookup, Philox
+// bits and rounding), each put into the stage (8-byte codes, a scale byte);
+// then, between barriers, the copy out of the stage: two 8-byte code pieces
+// and two scale bytes a thread, rowwise then columnwise.
 // CHECK: gpu.func @nvfp4_dual_quantize_96x160xbf16_row_sr_col_rht_sr_mask55272
-// CHECK-SAME: memref<128xf32, #gpu.address_space<workgroup>>, %{{.*}}: memref<128xf32, #gpu.address_space<workgroup>>)
+// CHECK-SAME: memref<128xf32, #gpu.address_space<workgroup>>, %{{.*}} : memref<128xf32, #gpu.address_space<workgroup>>, %{{.*}} : memref<9216xi8, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}, %{{.*}} : memref<6400xbf16, #gpu.address_space<workgroup>> {llvm.align = 16 : i64})
 // CHECK-SAME: nvvm.minctasm = 3
 // CHECK: nvvm.convert.f32x2.to.f8x2
 // CHECK: llvm.call_intrinsic "llvm.nvvm.mulhi.ui"
 // HOPPER-NOT: nvvm.convert.f32x4
 // HOPPER: llvm.call_intrinsic "llvm.nvvm.add.rz.f"
 // BW: nvvm.convert.f32x4.to.f4x4
-// CHECK: gpu.shuffle xor %{{.*}}, %c8_i32
-// CHECK: arith.truncf %{{.*}} : vector<2xf32> to vector<2xbf16>
-// CHECK: gpu.shuffle xor %{{.*}}, %c16_i32
-// CHECK: vector.store %{{.*}} {alignment = 16 : i64} : memref<1920xi32>, vector<4xi32>
-// CHECK: memref.store %{{.*}} : memref<480xi16>
-// CHECK: vector.store %{{.*}} {alignment = 16 : i64} : memref<1920xi32>, vector<4xi32>
-// CHECK: memref.store %{{.*}} : memref<480xi16>
+// CHECK: vector.store %{{.*}} {alignment = 8 : i64} : memref<2304xi32, #gpu.address_space<workgroup>>, vector<2xi32>
+// CHECK: memref.store %{{.*}} : memref<9216xi8, #gpu.address_space<workgroup>>
+// CHECK: nvvm.bar.warp.sync
+// CHECK-COUNT-16: memref.load %{{.*}} : memref<6400xbf16, #gpu.address_space<workgroup>>
+// CHECK: llvm.call_intrinsic "llvm.nvvm.ff2bf16x2.rn"(%{{.*}}, %{{.*}}) : (f32, f32) -> vector<2xbf16>
+// CHECK-NOT: gpu.shuffle
+// CHECK: gpu.barrier
+// CHECK-COUNT-2: vector.store %{{.*}} {alignment = 8 : i64} : memref<1920xi32>, vector<2xi32>
+// CHECK-COUNT-2: memref.store %{{.*}} : memref<960xi8>
+// CHECK-COUNT-2: vector.store %{{.*}} {alignment = 8 : i64} : memref<1920xi32>, vector<2xi32>
+// CHECK-COUNT-2: memref.store %{{.*}} : memref<960xi8>
+// CHECK: gpu.barrier
 // CHECK: gpu.return
-// The ragged kernel: 32-bit elements transposed word by word (8 shuffles
-// at each distance), no 16-byte stores.
+// The ragged kernel: 32-bit elements through the transpose buffer (four
+// 16-byte row stores), its 8-byte code pieces through the stage.
 // CHECK: gpu.func @nvfp4_dual_quantize_2x48x80xf32_row_rn_swizzled_col_sr
 // CHECK-COUNT-2: vector.load %{{.*}} {alignment = 16 : i64} : memref<7680xf32>, vector<16xf32>
-// CHECK-COUNT-8: gpu.shuffle xor %{{.*}}, %c1_i32
+// CHECK-COUNT-4: vector.store %{{.*}} {alignment = 16 : i64} : memref<5376xf32, #gpu.address_space<workgroup>>, vector<4xf32>
+// CHECK-COUNT-16: memref.load %{{.*}} : memref<5376xf32, #gpu.address_space<workgroup>>
 // CHECK-NOT: vector<4xi32>
-// CHECK: vector.store %{{.*}} {alignment = 8 : i64} : memref<960xi32>, vector<2xi32>
-// CHECK: memref.store %{{.*}} : memref<2048xi8>
-// CHECK: vector.store %{{.*}} {alignment = 8 : i64} : memref<960xi32>, vector<2xi32>
-// CHECK: memref.store %{{.*}} : memref<2048xi8>
-// CHECK: vector.store %{{.*}} {alignment = 8 : i64} : memref<960xi32>, vector<2xi32>
-// CHECK: memref.store %{{.*}} : memref<480xi8>
-// CHECK: vector.store %{{.*}} {alignment = 8 : i64} : memref<960xi32>, vector<2xi32>
-// CHECK: memref.store %{{.*}} : memref<480xi8>
+// CHECK: gpu.barrier
+// CHECK-COUNT-2: vector.store %{{.*}} {alignment = 8 : i64} : memref<960xi32>, vector<2xi32>
+// CHECK-COUNT-2: memref.store %{{.*}} : memref<2048xi8>
+// CHECK-COUNT-2: vector.store %{{.*}} {alignment = 8 : i64} : memref<960xi32>, vector<2xi32>
+// CHECK-COUNT-2: memref.store %{{.*}} : memref<480xi8>
 // CHECK-NOT: vector<4xi32>
+// CHECK: gpu.barrier
 // CHECK: gpu.return

@@ -81,7 +81,7 @@ func.func @rht_two_users(%x: tensor<64x128xbf16>) -> (!act, tensor<64x128xbf16>)
 // CHECK-COUNT-2: vector.load %{{.*}} {alignment = 16 : i64} : memref<8192xbf16>, vector<16xbf16>
 // CHECK: scf.for
 // CHECK-COUNT-2: vector.load %{{.*}} {alignment = 16 : i64} : memref<8192xbf16>, vector<16xbf16>
-// CHECK: arith.truncf %{{.*}} : vector<2xf32> to vector<2xbf16>
+// CHECK: llvm.call_intrinsic "llvm.nvvm.ff2bf16x2.rn"(%{{.*}}, %{{.*}}) : (f32, f32) -> vector<2xbf16>
 // CHECK: llvm.call_intrinsic "llvm.nvvm.fmax.xorsign.abs.bf16x2"
 // CHECK: gpu.shuffle xor
 // CHECK: memref.atomic_rmw maxs
@@ -90,7 +90,7 @@ func.func @rht_two_users(%x: tensor<64x128xbf16>) -> (!act, tensor<64x128xbf16>)
 // store of the pair's codes.
 // CHECK: gpu.func @nvfp4_rht_quantize_64x128xbf16_1x16_sr_mask55272
 // CHECK-SAME: nvvm.minctasm = 3
-// CHECK: arith.truncf %{{.*}} : vector<2xf32> to vector<2xbf16>
+// CHECK: llvm.call_intrinsic "llvm.nvvm.ff2bf16x2.rn"(%{{.*}}, %{{.*}}) : (f32, f32) -> vector<2xbf16>
 // CHECK: nvvm.convert.f32x2.to.f8x2
 // CHECK: llvm.call_intrinsic "llvm.nvvm.mulhi.ui"
 // HOPPER-NOT: nvvm.convert.f32x4
