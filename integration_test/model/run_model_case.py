@@ -45,6 +45,9 @@ def main():
     # reference_fp32acc: the same with those BMMs accumulating in FP32,
     # rounded once -- what the GPU's wgmma GEMM computes.
     for name in ("reference", "reference_fp32acc"):
+        if not os.path.exists(os.path.join(case, name + ".f32")):
+            print("llama_block: no %s.f32 in the case" % name)
+            continue
         ref = np.fromfile(os.path.join(case, name + ".f32"), np.float32)
         if y.size != ref.size:
             sys.exit("FAIL llama_block: %d output values, %s has %d" % (y.size, name, ref.size))
@@ -52,7 +55,9 @@ def main():
         print("llama_block vs %s: max-norm relative error %.3e (tolerance %.0e), max |ref| %.4g"
               % (name, errors[name], TOLERANCE, np.abs(ref).max()))
     print("llama_block: output finite: %s" % finite)
-    error = errors["reference_fp32acc"]
+    # The GPU's arithmetic is the FP32-accumulation one; without that
+    # reference, the same IR's.
+    error = errors.get("reference_fp32acc", errors["reference"])
     if sanitizer:
         timing = None
     else:
