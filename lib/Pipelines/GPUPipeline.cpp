@@ -13,6 +13,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/GPU/Transforms/Passes.h"
+#include "mlir/Dialect/Linalg/Passes.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Transforms/Passes.h"
 
@@ -20,6 +21,13 @@ using namespace mlir;
 
 void mlir::nvfp4::buildGPUKernelPipeline(OpPassManager &pm, StringRef chip,
                                          StringRef gemmSchedule) {
+  // A model's helper functions (norms, RoPE, softmax) become part of the
+  // host function, whose linalg ops convert-nvfp4-to-gpu makes kernels of
+  // (the manifest describes one function); elementwise arith on tensors
+  // (residual adds, casts) becomes linalg.generic first. No simplification
+  // in between: only what the inlining itself needs.
+  pm.addPass(createInlinerPass({}, [](OpPassManager &) {}));
+  pm.addPass(createConvertElementwiseToLinalgPass());
   ConvertNVFP4ToGPUOptions convert;
   convert.chip = chip.str();
   convert.gemmSchedule = gemmSchedule.str();

@@ -106,11 +106,15 @@ def ConvertNVFP4ToGPU : Pass<"convert-nvfp4-to-gpu", "ModuleOp"> {
     "::mlir::arith::ArithDialect",
     "::mlir::bufferization::BufferizationDialect",
     "::mlir::gpu::GPUDialect",
+    "::mlir::linalg::LinalgDialect",
+    // The BF16 GEMM plans describe their operands with block-scaled types.
+    "::mlir::nvfp4::NVFP4Dialect",
     "::mlir::math::MathDialect",
     "::mlir::memref::MemRefDialect",
     "::mlir::NVVM::NVVMDialect",
     "::mlir::nvgpu::NVGPUDialect",
     "::mlir::scf::SCFDialect",
+    "::mlir::tensor::TensorDialect",
     "::mlir::vector::VectorDialect",
   ];
 }

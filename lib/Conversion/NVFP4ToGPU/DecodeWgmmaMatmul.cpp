@@ -421,7 +421,11 @@ struct DecodeWgmmaKernel {
     Value aOffset = e.mul(consumer, e.c32(kWarpgroupRows * kDecodedRowBytes));
     int64_t bOffset = p.tileM * kDecodedRowBytes;
     auto shape = NVVM::MMAShapeAttr::get(ctx, kWarpgroupRows, p.tileN, kMmaK);
-    auto f16 = NVVM::WGMMATypesAttr::get(ctx, NVVM::WGMMATypes::f16);
+    // The decoded values are F16; BF16 operands are multiplied as they are.
+    auto f16 = NVVM::WGMMATypesAttr::get(
+        ctx, p.operandElement && p.operandElement.isBF16()
+                 ? NVVM::WGMMATypes::bf16
+                 : NVVM::WGMMATypes::f16);
     auto f32 = NVVM::WGMMATypesAttr::get(ctx, NVVM::WGMMATypes::f32);
     auto one = NVVM::WGMMAScaleInAttr::get(ctx, NVVM::WGMMAScaleIn::one);
     auto accumulate =

@@ -304,7 +304,8 @@ Type kernels::gemmTensorMapType(const GemmPlan &plan, const GemmOperand &op,
                               decoded  ? kDecodedK
                               : scales ? kScaleBytesPerRow
                                        : kCodesRowBytes};
-  Type element = decoded ? Type(Float16Type::get(ctx))
+  Type element = decoded ? (plan.operandElement ? plan.operandElement
+                                                : Type(Float16Type::get(ctx)))
                          : Type(IntegerType::get(ctx, 8));
   auto tile = MemRefType::get(box, element, MemRefLayoutAttrInterface(),
                               IntegerAttr::get(IntegerType::get(ctx, 64), 3));
@@ -911,6 +912,9 @@ Value GemmPipelineEmitter::epilogueScale() {
   // kernel).
   if (plan.splitK > 1)
     return arith::ConstantOp::create(b, loc, b.getF32FloatAttr(1.0f));
+  // 16-bit operands carry no tensor scale.
+  if (plan.operandElement)
+    return args[6];
   auto amax = [&](Value buffer) {
     return loadAmax(b, loc, buffer);
   };

@@ -220,6 +220,12 @@ struct GemmPlan : GemmSchedule {
   /// with the tensor amax of argument 9 and writes codes (argument 7) and
   /// linear scales (argument 8) instead of C: scaled_matmul_quantize.
   bool quantizeOutput = false;
+  /// Set (to bf16) for a GEMM of 16-bit operands instead of block-scaled
+  /// ones: the route's kernel (decodesSeparately) reads them through its
+  /// tensor maps as they are -- no decode kernels, no amax; alpha alone
+  /// scales C (LinalgKernels.cpp). Null: the block-scaled operands of `a`
+  /// and `b`.
+  Type operandElement;
   GemmScaleStaging scaleStaging = GemmScaleStaging::AsStored;
   GemmStageRelease stageRelease = GemmStageRelease::ConsumerThreads;
 

@@ -62,6 +62,9 @@ struct ConvertNVFP4KernelsToNVVMPass
     // libdevice patterns take over; each is one exact PTX instruction.
     target.addLegalOp<LLVM::FAbsOp, LLVM::FFloorOp, LLVM::RoundEvenOp,
                       LLVM::FMAOp, LLVM::CopySignOp>();
+    // ex2.approx.f32 and sqrt.rn.f32, which the linalg kernels' exp and
+    // rsqrt are written with (LinalgKernels.cpp).
+    target.addLegalOp<LLVM::Exp2Op, LLVM::SqrtOp>();
     if (failed(applyPartialConversion(module, target, std::move(patterns))))
       signalPassFailure();
   }

@@ -60,6 +60,22 @@ void populatePackingToGPUPatterns(const TypeConverter &converter,
 /// were inserted.
 unsigned freeDeviceBuffers(Region &region);
 
+/// Patterns that make kernels of the linalg ops around the nvfp4 ops
+/// (LinalgKernels.cpp): ops with parallel loops (one thread per point) or
+/// one reduction loop (one warp per output element, lanes combined by
+/// shuffles), constant fills (gpu.memset), tensor reshapes (buffer views),
+/// and -- where hasBF16GemmKernel(chip) -- linalg.matmul / batch_matmul of
+/// BF16 operands (the route's wgmma GEMM). What they do not take stays on
+/// the host, which nvfp4-compile reports.
+/// Plain rewrite patterns on tensors (run after the conversion of the
+/// nvfp4 ops, whose results are then tensors of device buffers).
+void populateLinalgToGPUPatterns(RewritePatternSet &patterns,
+                                 const ::nvfp4::target::ChipInfo &chip);
+
+/// Whether `chip` has a BF16 GEMM kernel (sm_90a's wgmma route; the
+/// tcgen05 kind::f16 and mma.sync BF16 ones are not written yet).
+bool hasBF16GemmKernel(const ::nvfp4::target::ChipInfo &chip);
+
 } // namespace nvfp4
 } // namespace mlir
 

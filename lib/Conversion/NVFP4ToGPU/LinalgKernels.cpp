@@ -1,0 +1,886 @@
+//===- LinalgKernels.cpp - the rest of a model as GPU kernels --------------===//
+//
+// Part of the nvfp4 project.
+//
+// What a transformer block computes around its NVFP4 GEMMs -- RMSNorm,
+// RoPE, softmax, SiLU/SwiGLU, residual adds, casts, head splits and
+// repeats, the BF16 attention GEMMs -- arrives as linalg on tensors. These
+// patterns make kernels of it inside convert-nvfp4-to-gpu, with the same
+// conventions as the nvfp4 kernels (flat buffers from gpu.alloc, one
+// gpu.module, launches the manifest describes):
+//
+//   * a linalg op whose loops are all parallel (linalg.generic, transpose,
+//     broadcast, fill with a non-constant, elementwise named ops): one
+//     thread per point of the iteration space; the op's body is cloned into
+//     the kernel with its operands loaded through the indexing maps, and
+//     linalg.index / tensor.extract of a tensor from outside become the loop
+//     index / a load from that tensor's buffer;
+//   * a linalg op with one reduction loop (the row sums of RMSNorm, the max
+//     and the sum of softmax): one warp per output element; each lane runs
+//     the body over every 32nd point of the reduction loop from the
+//     combiner's neutral element, the lanes combine by an xor butterfly of
+//     shuffles, and lane 0 combines the result with the init value. The body
+//     must yield `combiner(acc, f(...))` (addf, mulf, maximumf, ...), which
+//     is what makes the reassociation legal (the CPU reference sums in loop
+//     order; the two differ by rounding only);
+//   * linalg.fill with a constant: gpu.memset (no kernel);
+//   * tensor.expand_shape / collapse_shape: views of the buffer;
+//   * linalg.matmul / batch_matmul with BF16 operands on sm_90a: the route's
+//     wgmma GEMM (DecodeWgmmaMatmul.cpp) fed by TMA from the operands
+//     themselves (GemmPlan::operandElement), FP32 accumulation, C rounded
+//     once. K is padded to the pipeline's K step by the tensor maps' zero
+//     fill; a B operand stored [k, n] is transposed into [n, k] by a kernel
+//     first.
+//
+// The alternative, upstream's linalg -> scf.parallel -> gpu.launch route
+// (convert-parallel-loops-to-gpu + gpu-kernel-outlining), was not taken: it
+// maps a reduction to one thread per row, outlines each kernel into its own
+// gpu.module with memref descriptors (the manifest and the runtime take bare
+// pointers of one module), and needs the host function bufferized first --
+// which the nvfp4 lowering does op by op. docs/Runtime.md section "Whole
+// models" says what runs where.
+//
+// No fusion yet: RMSNorm is its reduction kernel then its elementwise
+// kernel, softmax three kernels.
+//
+//===----------------------------------------------------------------------===//
+
+#include "GemmPipeline.h"
+#include "KernelBuilder.h"
+#include "KernelUtils.h"
+#include "nvfp4/Conversion/NVFP4ToGPU/NVFP4ToGPU.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/IR/PatternMatch.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/MathExtras.h"
+
+using namespace mlir;
+using namespace mlir::nvfp4;
+using namespace mlir::nvfp4::kernels;
+
+namespace {
+
+constexpr int64_t kWarpSize = 32;
+
+/// Kernels are launched from the top level of a host function only: the
+/// manifest describes straight-line launches, and an op inside a loop or
+/// another op's region stays on the host (reported as such).
+LogicalResult checkTopLevel(Operation *op, PatternRewriter &rewriter) {
+  if (!isa_and_present<func::FuncOp>(op->getParentOp()))
+    return rewriter.notifyMatchFailure(op, "not at a function's top level");
+  return success();
+}
+
+/// Row-major strides of a static shape.
+SmallVector<int64_t> stridesOf(ArrayRef<int64_t> shape) {
+  SmallVector<int64_t> strides(shape.size(), 1);
+  for (int64_t d = static_cast<int64_t>(shape.size()) - 2; d >= 0; --d)
+    strides[d] = strides[d + 1] * shape[d + 1];
+  return strides;
+}
+
+/// `expr` over the loop indices `loops`, as index arithmetic.
+Value evaluateAffine(IndexMath &m, AffineExpr expr, ArrayRef<Value> loops) {
+  if (auto dim = dyn_cast<AffineDimExpr>(expr))
+    return loops[dim.getPosition()];
+  if (auto constant = dyn_cast<AffineConstantExpr>(expr))
+    return m.c(constant.getValue());
+  auto binary = cast<AffineBinaryOpExpr>(expr);
+  Value lhs = evaluateAffine(m, binary.getLHS(), loops);
+  Value rhs = evaluateAffine(m, binary.getRHS(), loops);
+  switch (expr.getKind()) {
+  case AffineExprKind::Add:
+    return arith::AddIOp::create(m.b, m.loc, lhs, rhs);
+  case AffineExprKind::Mul:
+    return arith::MulIOp::create(m.b, m.loc, lhs, rhs);
+  case AffineExprKind::Mod:
+    return arith::RemUIOp::create(m.b, m.loc, lhs, rhs);
+  case AffineExprKind::FloorDiv:
+    return arith::DivUIOp::create(m.b, m.loc, lhs, rhs);
+  default:
+    return arith::CeilDivUIOp::create(m.b, m.loc, lhs, rhs);
+  }
+}
+
+/// Whether the kernels can evaluate `map`: results that stay non-negative
+/// (loop indices are), so unsigned division is floor division.
+bool isEvaluable(AffineMap map) {
+  bool ok = true;
+  for (AffineExpr result : map.getResults())
+    result.walk([&](AffineExpr e) {
+      if (auto c = dyn_cast<AffineConstantExpr>(e); c && c.getValue() < 0)
+        ok = false;
+    });
+  return ok;
+}
+
+/// The flat element offset of `indices` in a row-major buffer of `shape`.
+Value linearOffset(IndexMath &m, ArrayRef<Value> indices,
+                   ArrayRef<int64_t> shape) {
+  SmallVector<int64_t> strides = stridesOf(shape);
+  Value offset = m.c(0);
+  for (auto [index, stride] : llvm::zip(indices, strides))
+    offset = m.add(offset, stride == 1 ? index : m.mul(index, stride));
+  return offset;
+}
+
+/// The indices of `linear` in a row-major space of `ranges`.
+SmallVector<Value> delinearize(IndexMath &m, Value linear,
+                               ArrayRef<int64_t> ranges) {
+  SmallVector<Value> indices(ranges.size());
+  for (int64_t d = static_cast<int64_t>(ranges.size()) - 1; d >= 0; --d) {
+    indices[d] = d == 0 ? linear : m.rem(linear, ranges[d]);
+    if (d > 0)
+      linear = m.div(linear, ranges[d]);
+  }
+  return indices;
+}
+
+/// The math ops a kernel body may use: those that become one exact PTX
+/// instruction, and exp / rsqrt, which expandMath writes out.
+bool isKernelMath(Operation *op) {
+  return isa<math::ExpOp, math::Exp2Op, math::RsqrtOp, math::SqrtOp,
+             math::AbsFOp, math::FmaOp, math::CopySignOp, math::FloorOp,
+             math::RoundEvenOp>(op);
+}
+
+/// A value a kernel receives: a tensor's flat buffer or a scalar.
+struct KernelInput {
+  Value host;                ///< the tensor or scalar on the host
+  RankedTensorType tensor;   ///< null for a scalar
+};
+
+/// What a linalg op's kernel needs to know about the op: its loops, the
+/// values its body reads from outside, and (for a reduction) the combiner.
+struct LinalgKernelPlan {
+  linalg::LinalgOp op;
+  SmallVector<int64_t> ranges;
+  /// The reduction loop, or -1.
+  int64_t reductionLoop = -1;
+  /// The body op that combines the accumulator (reductions).
+  Operation *combiner = nullptr;
+  /// Tensors read by tensor.extract and scalars defined outside the op.
+  SmallVector<Value> capturedTensors, capturedScalars;
+  /// Constants defined outside the op that the body uses (cloned).
+  SmallVector<Operation *> capturedConstants;
+  /// Inits the body reads (elementwise: loaded; reductions: all of them).
+  SmallVector<bool> initRead;
+
+  /// Why the op cannot become a kernel, or "".
+  std::string analyze();
+  /// The kernel's name: the op, its loops and a hash of its body, so that
+  /// equal ops share a kernel and different ones never do.
+  std::string kernelName() const;
+};
+
+std::string LinalgKernelPlan::analyze() {
+  if (!op.hasPureTensorSemantics())
+    return "not on tensors";
+  if (op->getNumResults() == 0)
+    return "no results";
+  for (Value v : op->getOperands())
+    if (auto shaped = dyn_cast<ShapedType>(v.getType());
+        shaped && (!shaped.hasStaticShape() || !isa<RankedTensorType>(shaped)))
+      return "dynamic or unranked shapes";
+  ranges = op.getStaticLoopRanges();
+  if (llvm::any_of(ranges, [](int64_t r) { return r <= 0; }))
+    return "an empty or dynamic iteration space";
+  for (AffineMap map : op.getIndexingMapsArray())
+    if (!isEvaluable(map))
+      return "an indexing map with negative constants";
+  SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+  for (auto [i, it] : llvm::enumerate(iterators)) {
+    if (it == utils::IteratorType::parallel)
+      continue;
+    if (reductionLoop >= 0)
+      return "more than one reduction loop";
+    reductionLoop = i;
+  }
+  Block *body = op.getBlock();
+  Region *region = body->getParent();
+  std::string why;
+  body->walk([&](Operation *inner) {
+    if (!why.empty())
+      return;
+    if (inner->getNumRegions())
+      why = "a body op with regions (" + inner->getName().getStringRef().str() +
+            ")";
+    else if (!isa<linalg::IndexOp, linalg::YieldOp, tensor::ExtractOp>(inner) &&
+             !isa<arith::ArithDialect>(inner->getDialect()) &&
+             !isKernelMath(inner))
+      why = "a body op other than arith, exp, sqrt, rsqrt, abs, fma, "
+            "copysign, floor, roundeven, linalg.index and tensor.extract (" +
+            inner->getName().getStringRef().str() + ")";
+    else if (isa<math::MathDialect>(inner->getDialect()) &&
+             !inner->getResult(0).getType().isF32() &&
+             isa<math::ExpOp, math::Exp2Op, math::SqrtOp, math::RsqrtOp>(inner))
+      why = "exp, sqrt or rsqrt of a type other than f32";
+    for (Value operand : inner->getOperands()) {
+      if (region->isAncestor(operand.getParentRegion()))
+        continue;
+      if (isa<RankedTensorType>(operand.getType())) {
+        if (!isa<tensor::ExtractOp>(inner) ||
+            !cast<RankedTensorType>(operand.getType()).hasStaticShape()) {
+          why = "a tensor from outside used other than by tensor.extract";
+          return;
+        }
+        if (!llvm::is_contained(capturedTensors, operand))
+          capturedTensors.push_back(operand);
+      } else if (Operation *def = operand.getDefiningOp();
+                 def && def->hasTrait<OpTrait::ConstantLike>()) {
+        if (!llvm::is_contained(capturedConstants, def))
+          capturedConstants.push_back(def);
+      } else if (operand.getType().isIntOrIndexOrFloat()) {
+        if (!llvm::is_contained(capturedScalars, operand))
+          capturedScalars.push_back(operand);
+      } else {
+        why = "a value from outside of type that kernels cannot take";
+      }
+    }
+  });
+  if (!why.empty())
+    return why;
+  for (OpOperand *input : op.getDpsInputOperands())
+    if (!isa<RankedTensorType>(input->get().getType()) &&
+        !input->get().getType().isIntOrIndexOrFloat())
+      return "an input that is neither a tensor nor a scalar";
+
+  initRead.clear();
+  for (OpOperand &init : op.getDpsInitsMutable())
+    initRead.push_back(reductionLoop >= 0 ||
+                       !op.getMatchingBlockArgument(&init).use_empty());
+  if (reductionLoop < 0)
+    return "";
+
+  // A reduction: one result, indexed without the reduction loop, whose
+  // accumulator only feeds the yielded combiner.
+  if (op.getNumDpsInits() != 1)
+    return "a reduction with more than one result";
+  AffineMap outMap = op.getMatchingIndexingMap(op.getDpsInitOperand(0));
+  if (outMap.isFunctionOfDim(reductionLoop))
+    return "a reduction whose result is indexed by the reduction loop";
+  BlockArgument acc = op.getMatchingBlockArgument(op.getDpsInitOperand(0));
+  auto yield = cast<linalg::YieldOp>(body->getTerminator());
+  combiner = yield.getOperand(0).getDefiningOp();
+  if (!combiner || !acc.hasOneUse() || *acc.getUsers().begin() != combiner ||
+      combiner->getNumOperands() != 2 || combiner->getNumResults() != 1 ||
+      !arith::getNeutralElement(combiner))
+    return "a reduction body that is not combiner(acc, value) with addf, "
+           "mulf, maximumf, minimumf, maxnumf, minnumf or an integer "
+           "equivalent";
+  unsigned bits = acc.getType().getIntOrFloatBitWidth();
+  if (bits != 32)
+    return "a reduction over a type other than 32 bits (the lanes combine "
+           "with 32-bit shuffles)";
+  return "";
+}
+
+std::string LinalgKernelPlan::kernelName() const {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  OpPrintingFlags flags;
+  flags.printGenericOpForm().useLocalScope().elideLargeElementsAttrs(16);
+  op->print(os, flags);
+  for (Operation *constant : capturedConstants)
+    constant->print(os, flags);
+  for (Value t : capturedTensors)
+    os << t.getType();
+  std::string name = op->getName().stripDialect().str();
+  std::replace(name.begin(), name.end(), '.', '_');
+  return "nvfp4_linalg_" + name + "_" + shapeName(ranges) +
+         (reductionLoop >= 0 ? "_r" + std::to_string(reductionLoop) : "") +
+         "_" + llvm::utohexstr(llvm::hash_value(text));
+}
+
+/// exp, exp2, sqrt and rsqrt without libdevice (the kernels link none):
+/// exp(x) = ex2.approx(x * log2(e)) (within 2 ulp of exp2, plus the
+/// rounding of the product), sqrt is sqrt.rn and rsqrt 1 / sqrt.rn --
+/// exactly what the CPU lowering computes for rsqrt. Null for other ops.
+Value expandMath(OpBuilder &b, Location loc, Operation &op,
+                 const IRMapping &map) {
+  if (!isa<math::ExpOp, math::Exp2Op, math::SqrtOp, math::RsqrtOp>(op) ||
+      !op.getResult(0).getType().isF32())
+    return Value();
+  Value x = map.lookupOrDefault(op.getOperand(0));
+  if (isa<math::ExpOp>(op))
+    x = arith::MulFOp::create(
+        b, loc, x,
+        arith::ConstantOp::create(b, loc,
+                                  b.getF32FloatAttr(1.4426950408889634f)));
+  if (isa<math::ExpOp, math::Exp2Op>(op))
+    return LLVM::Exp2Op::create(b, loc, x);
+  Value root = LLVM::SqrtOp::create(b, loc, x);
+  if (isa<math::SqrtOp>(op))
+    return root;
+  return arith::DivFOp::create(
+      b, loc, arith::ConstantOp::create(b, loc, b.getF32FloatAttr(1.0f)),
+      root);
+}
+
+/// Emits `plan.op`'s body at the loop indices `loops` inside a kernel whose
+/// arguments are laid out by LinalgToGPU::kernelInputs; `acc` is the
+/// reduction's accumulator (null otherwise). Returns the yielded values.
+SmallVector<Value> emitBody(OpBuilder &b, Location loc,
+                            const LinalgKernelPlan &plan, ValueRange args,
+                            ArrayRef<Value> loops, Value acc,
+                            int64_t firstInput) {
+  IndexMath m{b, loc};
+  linalg::LinalgOp op = plan.op;
+  IRMapping map;
+  int64_t arg = firstInput;
+  auto load = [&](Value buffer, AffineMap indexing, RankedTensorType type) {
+    SmallVector<Value> indices;
+    for (AffineExpr e : indexing.getResults())
+      indices.push_back(evaluateAffine(m, e, loops));
+    return memref::LoadOp::create(
+               b, loc, buffer,
+               ValueRange{linearOffset(m, indices, type.getShape())})
+        .getResult();
+  };
+  for (OpOperand *input : op.getDpsInputOperands()) {
+    Value kernelArg = args[arg++];
+    Value value = kernelArg;
+    if (auto type = dyn_cast<RankedTensorType>(input->get().getType()))
+      value = load(kernelArg, op.getMatchingIndexingMap(input), type);
+    map.map(op.getMatchingBlockArgument(input), value);
+  }
+  for (auto [i, init] : llvm::enumerate(op.getDpsInitsMutable())) {
+    if (!plan.initRead[i])
+      continue;
+    Value kernelArg = args[arg++];
+    if (acc)
+      continue; // the reduction combines the init once, at the end
+    map.map(op.getMatchingBlockArgument(&init),
+            load(kernelArg, op.getMatchingIndexingMap(&init),
+                 cast<RankedTensorType>(init.get().getType())));
+  }
+  if (acc)
+    map.map(op.getMatchingBlockArgument(op.getDpsInitOperand(0)), acc);
+  llvm::DenseMap<Value, Value> capturedBuffers;
+  for (Value t : plan.capturedTensors)
+    capturedBuffers[t] = args[arg++];
+  for (Value s : plan.capturedScalars)
+    map.map(s, args[arg++]);
+  for (Operation *constant : plan.capturedConstants)
+    b.clone(*constant, map);
+
+  SmallVector<Value> yielded;
+  for (Operation &inner : op.getBlock()->without_terminator()) {
+    if (auto index = dyn_cast<linalg::IndexOp>(inner)) {
+      map.map(index.getResult(), loops[index.getDim()]);
+    } else if (auto extract = dyn_cast<tensor::ExtractOp>(inner)) {
+      SmallVector<Value> indices;
+      for (Value i : extract.getIndices())
+        indices.push_back(map.lookupOrDefault(i));
+      Value buffer = capturedBuffers.lookup(extract.getTensor());
+      map.map(extract.getResult(),
+              memref::LoadOp::create(
+                  b, loc, buffer,
+                  ValueRange{linearOffset(
+                      m, indices, extract.getTensor().getType().getShape())})
+                  .getResult());
+    } else if (Value expanded = expandMath(b, loc, inner, map)) {
+      map.map(inner.getResult(0), expanded);
+    } else {
+      b.clone(inner, map);
+    }
+  }
+  for (Value v : op.getBlock()->getTerminator()->getOperands())
+    yielded.push_back(map.lookupOrDefault(v));
+  return yielded;
+}
+
+/// Stores the yielded `values` at the loop indices `loops` into the output
+/// buffers args[0 ..].
+void storeResults(OpBuilder &b, Location loc, const LinalgKernelPlan &plan,
+                  ValueRange args, ArrayRef<Value> loops,
+                  ArrayRef<Value> values) {
+  IndexMath m{b, loc};
+  linalg::LinalgOp op = plan.op;
+  for (auto [i, init] : llvm::enumerate(op.getDpsInitsMutable())) {
+    SmallVector<Value> indices;
+    for (AffineExpr e : op.getMatchingIndexingMap(&init).getResults())
+      indices.push_back(evaluateAffine(m, e, loops));
+    auto type = cast<RankedTensorType>(init.get().getType());
+    memref::StoreOp::create(
+        b, loc, values[i], args[i],
+        ValueRange{linearOffset(m, indices, type.getShape())});
+  }
+}
+
+/// `combiner` applied to (lhs, rhs) in the combiner's operand order with
+/// the accumulator first.
+Value combine(OpBuilder &b, const LinalgKernelPlan &plan, Value lhs,
+              Value rhs) {
+  IRMapping map;
+  linalg::LinalgOp op = plan.op;
+  Value accArg = op.getMatchingBlockArgument(op.getDpsInitOperand(0));
+  for (Value operand : plan.combiner->getOperands())
+    map.map(operand, operand == accArg ? lhs : rhs);
+  return b.clone(*plan.combiner, map)->getResult(0);
+}
+
+/// Whether `fill` only initializes GEMMs that BF16GemmToGPU takes (which
+/// need no zeroed C): it is left to die with them.
+bool onlyInitializesGemms(linalg::FillOp fill, bool haveBF16Gemm) {
+  if (!haveBF16Gemm || !matchPattern(fill.getInputs()[0], m_AnyZeroFloat()))
+    return false;
+  return llvm::all_of(fill->getUsers(), [&](Operation *user) {
+    return isa<linalg::MatmulOp, linalg::BatchMatmulOp>(user) &&
+           cast<linalg::LinalgOp>(user).getDpsInits()[0] == fill.getResult(0);
+  });
+}
+
+/// Any linalg op on tensors with at most one reduction loop (contractions
+/// excepted: the GEMM pattern below, or the host).
+struct LinalgToGPU : OpInterfaceRewritePattern<linalg::LinalgOp> {
+  LinalgToGPU(MLIRContext *ctx, bool haveBF16Gemm)
+      : OpInterfaceRewritePattern(ctx), haveBF16Gemm(haveBF16Gemm) {}
+  bool haveBF16Gemm;
+
+  LogicalResult matchAndRewrite(linalg::LinalgOp op,
+                                PatternRewriter &rewriter) const override {
+    if (failed(checkTopLevel(op, rewriter)))
+      return failure();
+    if (isa<linalg::MatmulOp, linalg::BatchMatmulOp>(op) ||
+        linalg::isaContractionOpInterface(op))
+      return rewriter.notifyMatchFailure(op, "a contraction (GEMM)");
+    if (auto fill = dyn_cast<linalg::FillOp>(op.getOperation());
+        fill && onlyInitializesGemms(fill, haveBF16Gemm))
+      return rewriter.notifyMatchFailure(op, "the GEMMs it feeds need no C");
+    LinalgKernelPlan plan{op};
+    std::string why = plan.analyze();
+    if (!why.empty())
+      return rewriter.notifyMatchFailure(op, why);
+    Location loc = op.getLoc();
+    auto module = op->getParentOfType<ModuleOp>();
+
+    // Kernel arguments: outputs, tensor/scalar inputs, the inits it reads,
+    // captured tensors, captured scalars.
+    SmallVector<Value> args;
+    SmallVector<Type> argTypes;
+    SmallVector<Value> outputs;
+    auto addBuffer = [&](Value tensor) {
+      auto type = cast<RankedTensorType>(tensor.getType());
+      Value buffer = bufferization::ToBufferOp::create(
+          rewriter, loc,
+          MemRefType::get(type.getShape(), type.getElementType()), tensor,
+          /*readOnly=*/true);
+      args.push_back(flatten(rewriter, loc, buffer));
+      argTypes.push_back(args.back().getType());
+    };
+    auto addScalar = [&](Value scalar) {
+      args.push_back(scalar);
+      argTypes.push_back(scalar.getType());
+    };
+    for (Value result : op->getResults()) {
+      auto type = cast<RankedTensorType>(result.getType());
+      Value buffer = allocDevice(
+          rewriter, loc,
+          MemRefType::get(type.getShape(), type.getElementType()),
+          /*zeroFill=*/false);
+      outputs.push_back(buffer);
+      args.push_back(flatten(rewriter, loc, buffer));
+      argTypes.push_back(args.back().getType());
+    }
+    int64_t firstInput = args.size();
+    for (OpOperand *input : op.getDpsInputOperands()) {
+      if (isa<RankedTensorType>(input->get().getType()))
+        addBuffer(input->get());
+      else
+        addScalar(input->get());
+    }
+    for (auto [i, init] : llvm::enumerate(op.getDpsInits()))
+      if (plan.initRead[i])
+        addBuffer(init);
+    for (Value t : plan.capturedTensors)
+      addBuffer(t);
+    for (Value s : plan.capturedScalars)
+      addScalar(s);
+
+    std::string name = plan.kernelName();
+    gpu::GPUFuncOp kernel;
+    int64_t threads;
+    if (plan.reductionLoop < 0) {
+      int64_t points = product(plan.ranges);
+      threads = points;
+      kernel = getOrCreateKernel(
+          module, name, argTypes, kThreadsPerBlock,
+          [&](OpBuilder &b, Location l, ValueRange kargs) {
+            IndexMath m{b, l};
+            Value tid = globalThreadIndex(b, l);
+            auto ifValid = scf::IfOp::create(b, l, m.lt(tid, points), false);
+            OpBuilder::InsertionGuard guard(b);
+            b.setInsertionPointToStart(ifValid.thenBlock());
+            SmallVector<Value> loops = delinearize(m, tid, plan.ranges);
+            SmallVector<Value> values =
+                emitBody(b, l, plan, kargs, loops, Value(), firstInput);
+            storeResults(b, l, plan, kargs, loops, values);
+          });
+    } else {
+      SmallVector<int64_t> parallelRanges;
+      for (auto [i, r] : llvm::enumerate(plan.ranges))
+        if (static_cast<int64_t>(i) != plan.reductionLoop)
+          parallelRanges.push_back(r);
+      int64_t rows = product(parallelRanges);
+      int64_t length = plan.ranges[plan.reductionLoop];
+      threads = rows * kWarpSize;
+      kernel = getOrCreateKernel(
+          module, name, argTypes, kThreadsPerBlock,
+          [&](OpBuilder &b, Location l, ValueRange kargs) {
+            IndexMath m{b, l};
+            Value tid = globalThreadIndex(b, l);
+            // One warp per output element: warp-uniform, so the whole warp
+            // takes the branch and the shuffles see every lane.
+            Value row = m.div(tid, kWarpSize);
+            Value lane = m.rem(tid, kWarpSize);
+            auto ifValid = scf::IfOp::create(b, l, m.lt(row, rows), false);
+            OpBuilder::InsertionGuard guard(b);
+            b.setInsertionPointToStart(ifValid.thenBlock());
+            SmallVector<Value> outer = delinearize(m, row, parallelRanges);
+            auto loopsAt = [&](Value r) {
+              SmallVector<Value> loops(outer);
+              loops.insert(loops.begin() + plan.reductionLoop, r);
+              return loops;
+            };
+            Type accType = plan.combiner->getResult(0).getType();
+            Value neutral = arith::ConstantOp::create(
+                b, l, *arith::getNeutralElement(plan.combiner));
+            (void)accType;
+            auto loop = scf::ForOp::create(b, l, lane, m.c(length),
+                                           m.c(kWarpSize), ValueRange{neutral});
+            {
+              OpBuilder::InsertionGuard g(b);
+              b.setInsertionPointToStart(loop.getBody());
+              SmallVector<Value> values =
+                  emitBody(b, l, plan, kargs, loopsAt(loop.getInductionVar()),
+                           loop.getRegionIterArgs()[0], firstInput);
+              scf::YieldOp::create(b, l, values);
+            }
+            Value partial = loop.getResult(0);
+            for (int32_t offset : {16, 8, 4, 2, 1}) {
+              Value other = gpu::ShuffleOp::create(b, l, partial, offset,
+                                                   kWarpSize,
+                                                   gpu::ShuffleMode::XOR)
+                                .getShuffleResult();
+              partial = combine(b, plan, partial, other);
+            }
+            auto ifLeader = scf::IfOp::create(b, l, m.eq(lane, 0), false);
+            b.setInsertionPointToStart(ifLeader.thenBlock());
+            SmallVector<Value> loops = loopsAt(m.c(0));
+            OpOperand *init = op.getDpsInitOperand(0);
+            // The init buffer is the first argument after the inputs.
+            Value initBuffer = kargs[firstInput + op.getNumDpsInputs()];
+            SmallVector<Value> indices;
+            for (AffineExpr e : op.getMatchingIndexingMap(init).getResults())
+              indices.push_back(evaluateAffine(m, e, loops));
+            Value initValue = memref::LoadOp::create(
+                b, l, initBuffer,
+                ValueRange{linearOffset(
+                    m, indices,
+                    cast<RankedTensorType>(init->get().getType()).getShape())});
+            Value total = combine(b, plan, initValue, partial);
+            storeResults(b, l, plan, kargs, loops, total);
+          });
+    }
+    launchKernel(rewriter, loc, kernel, threads, kThreadsPerBlock, args);
+    SmallVector<Value> results;
+    for (auto [result, buffer] : llvm::zip(op->getResults(), outputs))
+      results.push_back(bufferization::ToTensorOp::create(
+          rewriter, loc, result.getType(), buffer, /*restrict=*/true,
+          /*writable=*/true));
+    rewriter.replaceOp(op, results);
+    return success();
+  }
+};
+
+/// linalg.fill with a constant the manifest can describe (zero bits, or an
+/// f32 / i32): gpu.memset of a new buffer.
+struct FillToMemset : OpRewritePattern<linalg::FillOp> {
+  FillToMemset(MLIRContext *ctx, bool haveBF16Gemm)
+      : OpRewritePattern(ctx, /*benefit=*/2), haveBF16Gemm(haveBF16Gemm) {}
+
+  LogicalResult matchAndRewrite(linalg::FillOp op,
+                                PatternRewriter &rewriter) const override {
+    if (failed(checkTopLevel(op, rewriter)))
+      return failure();
+    auto type = dyn_cast<RankedTensorType>(op.getResult(0).getType());
+    if (!type || !type.hasStaticShape())
+      return rewriter.notifyMatchFailure(op, "not a static tensor");
+    if (onlyInitializesGemms(op, haveBF16Gemm))
+      return rewriter.notifyMatchFailure(op, "the GEMMs it feeds need no C");
+    Value value = op.getInputs()[0];
+    Attribute constant;
+    if (!matchPattern(value, m_Constant(&constant)))
+      return rewriter.notifyMatchFailure(op, "not a constant");
+    bool zero = matchPattern(value, m_Zero()) ||
+                matchPattern(value, m_PosZeroFloat());
+    Type element = type.getElementType();
+    if (!zero && !element.isF32() && !element.isInteger(32))
+      return rewriter.notifyMatchFailure(op, "not zero, f32 or i32");
+    if (value.getType() != element)
+      return rewriter.notifyMatchFailure(op, "a converting fill");
+    Location loc = op.getLoc();
+    Value buffer = allocDevice(
+        rewriter, loc, MemRefType::get(type.getShape(), element), false);
+    gpu::MemsetOp::create(rewriter, loc, Type(), ValueRange(), buffer,
+                          arith::ConstantOp::create(
+                              rewriter, loc, cast<TypedAttr>(constant)));
+    rewriter.replaceOpWithNewOp<bufferization::ToTensorOp>(
+        op, type, buffer, /*restrict=*/true, /*writable=*/true);
+    return success();
+  }
+
+  bool haveBF16Gemm;
+};
+
+/// tensor.expand_shape / collapse_shape: the same bytes, another shape.
+template <typename TensorOp, typename MemRefOp>
+struct ReshapeToView : OpRewritePattern<TensorOp> {
+  using OpRewritePattern<TensorOp>::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(TensorOp op,
+                                PatternRewriter &rewriter) const override {
+    if (failed(checkTopLevel(op, rewriter)))
+      return failure();
+    auto source = dyn_cast<RankedTensorType>(op.getSrc().getType());
+    RankedTensorType result = op.getResultType();
+    if (!source || !source.hasStaticShape() || !result.hasStaticShape())
+      return rewriter.notifyMatchFailure(op, "dynamic shapes");
+    Location loc = op.getLoc();
+    Value buffer = bufferization::ToBufferOp::create(
+        rewriter, loc,
+        MemRefType::get(source.getShape(), source.getElementType()),
+        op.getSrc(), /*readOnly=*/true);
+    Value view;
+    if constexpr (std::is_same_v<MemRefOp, memref::ExpandShapeOp>)
+      view = memref::ExpandShapeOp::create(
+          rewriter, loc,
+          MemRefType::get(result.getShape(), result.getElementType()), buffer,
+          op.getReassociationIndices());
+    else
+      view = memref::CollapseShapeOp::create(rewriter, loc, buffer,
+                                             op.getReassociationIndices());
+    rewriter.replaceOpWithNewOp<bufferization::ToTensorOp>(
+        op, result, view, /*restrict=*/true, /*writable=*/true);
+    return success();
+  }
+};
+
+/// The tensor map of `buffer` viewed as [batch, rows, cols] (elements),
+/// boxes of `mapType`.
+Value createOperandMap(OpBuilder &b, Location loc, Value buffer, int64_t batch,
+                       int64_t cols, Type mapType) {
+  auto flat = cast<MemRefType>(buffer.getType());
+  int64_t rows = flat.getNumElements() / batch / cols;
+  Value view = memref::ExpandShapeOp::create(
+      b, loc, MemRefType::get({batch, rows, cols}, flat.getElementType()),
+      flatten(b, loc, buffer), ArrayRef<ReassociationIndices>{{0, 1, 2}});
+  Value unranked = memref::CastOp::create(
+      b, loc, UnrankedMemRefType::get(flat.getElementType(), 0), view);
+  SmallVector<Value> box;
+  for (int64_t extent :
+       cast<nvgpu::TensorMapDescriptorType>(mapType).getTensor().getShape())
+    box.push_back(indexConstant(b, loc, extent));
+  return nvgpu::TmaCreateDescriptorOp::create(b, loc, mapType, unranked, box);
+}
+
+/// Whether `init` needs no accumulation: a fill with zero or tensor.empty
+/// (undefined contents).
+bool isZeroInit(Value init) {
+  if (init.getDefiningOp<tensor::EmptyOp>())
+    return true;
+  if (auto fill = init.getDefiningOp<linalg::FillOp>())
+    return matchPattern(fill.getInputs()[0], m_AnyZeroFloat());
+  return false;
+}
+
+/// linalg.matmul / batch_matmul of BF16 operands on sm_90a: the route's
+/// wgmma GEMM with BF16 operands (C = A B^T per batch element, FP32
+/// accumulation, rounded once to C's type).
+struct BF16GemmToGPU : OpInterfaceRewritePattern<linalg::LinalgOp> {
+  BF16GemmToGPU(MLIRContext *ctx, const ::nvfp4::target::ChipInfo &chip)
+      : OpInterfaceRewritePattern(ctx, /*benefit=*/2), chip(chip) {}
+
+  LogicalResult matchAndRewrite(linalg::LinalgOp op,
+                                PatternRewriter &rewriter) const override {
+    if (failed(checkTopLevel(op, rewriter)))
+      return failure();
+    if (!isa<linalg::MatmulOp, linalg::BatchMatmulOp>(op))
+      return rewriter.notifyMatchFailure(op, "not a matmul");
+    if (!op.hasPureTensorSemantics())
+      return rewriter.notifyMatchFailure(op, "not on tensors");
+    auto lhsType = dyn_cast<RankedTensorType>(op.getDpsInputs()[0].getType());
+    auto rhsType = dyn_cast<RankedTensorType>(op.getDpsInputs()[1].getType());
+    auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
+    if (!lhsType || !rhsType || !lhsType.getElementType().isBF16() ||
+        !rhsType.getElementType().isBF16() || !resultType.hasStaticShape() ||
+        !lhsType.hasStaticShape() || !rhsType.hasStaticShape())
+      return rewriter.notifyMatchFailure(op, "not static BF16 operands");
+    Type resultElement = resultType.getElementType();
+    if (!resultElement.isBF16() && !resultElement.isF32())
+      return rewriter.notifyMatchFailure(op, "C is neither bf16 nor f32");
+    if (!isZeroInit(op.getDpsInits()[0]))
+      return rewriter.notifyMatchFailure(op, "C is accumulated into");
+    FailureOr<linalg::ContractionDimensions> dims =
+        linalg::inferContractionDims(op);
+    if (failed(dims) || dims->m.size() != 1 || dims->n.size() != 1 ||
+        dims->k.size() != 1 || dims->batch.size() > 1)
+      return rewriter.notifyMatchFailure(op, "not one M, N, K, batch");
+    // The maps the kernel takes: A [b, m, k], C [b, m, n], B [b, n, k] or
+    // [b, k, n] (transposed first).
+    MLIRContext *ctx = op.getContext();
+    auto dim = [&](unsigned d) { return getAffineDimExpr(d, ctx); };
+    SmallVector<AffineExpr> batch;
+    if (!dims->batch.empty())
+      batch.push_back(dim(dims->batch[0]));
+    auto results = [&](std::initializer_list<unsigned> rest) {
+      SmallVector<AffineExpr> exprs(batch);
+      for (unsigned d : rest)
+        exprs.push_back(dim(d));
+      return exprs;
+    };
+    unsigned m = dims->m[0], n = dims->n[0], k = dims->k[0];
+    SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+    bool bKMajor = maps[1].getResults() == ArrayRef(results({n, k}));
+    if (maps[0].getResults() != ArrayRef(results({m, k})) ||
+        maps[2].getResults() != ArrayRef(results({m, n})) ||
+        (!bKMajor && maps[1].getResults() != ArrayRef(results({k, n}))))
+      return rewriter.notifyMatchFailure(op, "operand layouts");
+    SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+    int64_t batchSize = dims->batch.empty() ? 1 : ranges[dims->batch[0]];
+    int64_t sizeM = ranges[m], sizeN = ranges[n], sizeK = ranges[k];
+    if (sizeK % 8 != 0)
+      return rewriter.notifyMatchFailure(
+          op, "K must be a multiple of 8 (16-byte TMA row strides)");
+
+    // The route's schedule: 128 x N tiles, 4 decoded (here: BF16) stages,
+    // persistent; K padded to the pipeline's K step (the tensor maps fill
+    // what lies past K with zeros).
+    GemmSchedule schedule;
+    schedule.tileM = 128;
+    schedule.tileN = sizeN > 128 ? 256 : 128;
+    schedule.stages = 0;
+    schedule.decodedStages = 4;
+    schedule.decoderWarpgroups = 0;
+    schedule.persistent = true;
+    schedule.rasterGroup = 16;
+    int64_t paddedK = llvm::alignTo(sizeK, kGemmTileK);
+    auto shapeOf = [&](int64_t rows) {
+      SmallVector<int64_t> shape;
+      if (!dims->batch.empty())
+        shape.push_back(batchSize);
+      shape.append({rows, paddedK});
+      return shape;
+    };
+    // The plan's operands are described as block-scaled tensors of the
+    // same shape; with operandElement set no part of the kernel reads their
+    // codes or scales as such.
+    auto planA = BlockScaledTensorType::get(ctx, shapeOf(sizeM), {1, 16});
+    auto planB = BlockScaledTensorType::get(ctx, shapeOf(sizeN), {1, 16});
+    GemmPlan plan = makeGemmPlan(chip, schedule, planA, planB, resultElement);
+    plan.operandElement = rewriter.getBF16Type();
+    std::string why =
+        decodeWgmmaGemmUnsupportedReason(plan, chip.maxSharedMemoryPerBlock);
+    if (!why.empty())
+      return rewriter.notifyMatchFailure(op, why);
+    plan.consumerSharedBytes = decodeWgmmaGemmSharedBytes(plan);
+
+    Location loc = op.getLoc();
+    auto module = op->getParentOfType<ModuleOp>();
+    auto bufferOf = [&](Value tensor) {
+      auto type = cast<RankedTensorType>(tensor.getType());
+      return flatten(rewriter, loc,
+                     bufferization::ToBufferOp::create(
+                         rewriter, loc,
+                         MemRefType::get(type.getShape(), type.getElementType()),
+                         tensor, /*readOnly=*/true));
+    };
+    Value lhs = op.getDpsInputs()[0], rhs = op.getDpsInputs()[1];
+    if (!bKMajor) {
+      // [b, k, n] -> [b, n, k] (a kernel of LinalgToGPU).
+      SmallVector<int64_t> permutation = {0, 2, 1};
+      if (dims->batch.empty())
+        permutation = {1, 0};
+      SmallVector<int64_t> shape = shapeOf(sizeN);
+      shape.back() = sizeK;
+      Value empty = tensor::EmptyOp::create(rewriter, loc, shape,
+                                            rewriter.getBF16Type());
+      rhs = linalg::TransposeOp::create(rewriter, loc, rhs, empty, permutation)
+                ->getResult(0);
+    }
+    auto i8 = rewriter.getI8Type(), i32 = rewriter.getI32Type();
+    // Scales and amaxes: unused, zero-filled so that nothing is undefined.
+    Value noScales =
+        allocDevice(rewriter, loc, MemRefType::get({1}, i8), true);
+    Value noAmax = allocDevice(rewriter, loc, MemRefType::get({1}, i32), true);
+    Value result = allocDevice(
+        rewriter, loc,
+        MemRefType::get(resultType.getShape(), resultElement), false);
+    Type mapA = gemmTensorMapType(plan, plan.a, /*scales=*/false);
+    Type mapB = gemmTensorMapType(plan, plan.b, /*scales=*/false);
+    SmallVector<Value> args = {
+        createOperandMap(rewriter, loc, bufferOf(lhs), batchSize, sizeK, mapA),
+        noScales,
+        noAmax,
+        createOperandMap(rewriter, loc, bufferOf(rhs), batchSize, sizeK, mapB),
+        noScales,
+        noAmax,
+        arith::ConstantOp::create(rewriter, loc, rewriter.getF32FloatAttr(1.0f)),
+        flatten(rewriter, loc, result)};
+    SmallVector<Type> argTypes;
+    for (Value a : args)
+      argTypes.push_back(a.getType());
+    std::string name = "nvfp4_bf16_matmul_" +
+                       (dims->batch.empty() ? std::string()
+                                            : std::to_string(batchSize) + "x") +
+                       std::to_string(sizeM) + "x" + std::to_string(sizeN) +
+                       "x" + std::to_string(sizeK) + "_to_" +
+                       typeName(resultElement) + "_wgmma_" + plan.name();
+    gpu::GPUFuncOp kernel =
+        buildDecodeWgmmaGemmKernel(module, plan, argTypes, name);
+    launchKernel(rewriter, loc, kernel, plan.grid(), plan.threads(),
+                 plan.sharedMemoryBytes(), args);
+    rewriter.replaceOpWithNewOp<bufferization::ToTensorOp>(
+        op, resultType, result, /*restrict=*/true, /*writable=*/true);
+    return success();
+  }
+
+  const ::nvfp4::target::ChipInfo &chip;
+};
+
+} // namespace
+
+bool mlir::nvfp4::hasBF16GemmKernel(const ::nvfp4::target::ChipInfo &chip) {
+  // The route's wgmma pipeline: sm_90a (emulated block scales, TMA).
+  return chip.scaleSource == ::nvfp4::target::MmaScaleSource::Emulated &&
+         chip.has(::nvfp4::target::Instruction::Tma) &&
+         chip.has(::nvfp4::target::Instruction::MmaSyncBF16);
+}
+
+void mlir::nvfp4::populateLinalgToGPUPatterns(
+    RewritePatternSet &patterns, const ::nvfp4::target::ChipInfo &chip) {
+  MLIRContext *ctx = patterns.getContext();
+  bool bf16Gemm = hasBF16GemmKernel(chip);
+  patterns.add<LinalgToGPU>(ctx, bf16Gemm);
+  patterns.add<FillToMemset>(ctx, bf16Gemm);
+  patterns.add<ReshapeToView<tensor::ExpandShapeOp, memref::ExpandShapeOp>,
+               ReshapeToView<tensor::CollapseShapeOp, memref::CollapseShapeOp>>(
+      ctx);
+  if (bf16Gemm)
+    patterns.add<BF16GemmToGPU>(ctx, chip);
+}
