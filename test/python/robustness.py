@@ -115,13 +115,21 @@ func.func @f(%x: tensor<0x16xbf16>) -> f32 {
                       "need no kernel", str(context.exception))
 
     def test_compile_warns_about_host_computation(self):
-        # An RHT kernel, then a residual add the GPU path leaves on the host.
+        # An RHT kernel, then an elementwise tanh the GPU path leaves on the
+        # host (math.tanh has no kernel lowering: it would need libdevice).
         text = """
-func.func @f(%x: tensor<16x32xbf16>, %y: tensor<16x32xbf16>) -> tensor<16x32xbf16> {
+func.func @f(%x: tensor<16x32xbf16>) -> tensor<16x32xf32> {
   %h = nvfp4.hadamard %x : tensor<16x32xbf16>
-  %e = tensor.empty() : tensor<16x32xbf16>
-  %s = linalg.add ins(%h, %y : tensor<16x32xbf16>, tensor<16x32xbf16>) outs(%e : tensor<16x32xbf16>) -> tensor<16x32xbf16>
-  return %s : tensor<16x32xbf16>
+  %e = tensor.empty() : tensor<16x32xf32>
+  %t = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>],
+                       iterator_types = ["parallel", "parallel"]}
+      ins(%h : tensor<16x32xbf16>) outs(%e : tensor<16x32xf32>) {
+  ^bb0(%in: bf16, %o: f32):
+    %w = arith.extf %in : bf16 to f32
+    %r = math.tanh %w : f32
+    linalg.yield %r : f32
+  } -> tensor<16x32xf32>
+  return %t : tensor<16x32xf32>
 }"""
         with self.assertWarnsRegex(RuntimeWarning, "leaves .* on the host"):
             _, report = nvfp4.compile(text, chip="sm_90a", report=True)
