@@ -18,6 +18,7 @@
 #include "nvfp4/Numerics/Formats.h"
 #include "nvfp4/Numerics/Gemm.h"
 #include "nvfp4/Numerics/Hadamard.h"
+#include "nvfp4/Numerics/MX.h"
 #include "nvfp4/Numerics/Quantize.h"
 #include "nvfp4/Numerics/ScaleLayout.h"
 
@@ -459,6 +460,108 @@ py::array_t<float> scaledMatmulTensors(py::handle CodesA, py::handle ScalesA,
   return makeArray(Shape{DimsA[0], DimsB[0]}, Result);
 }
 
+//===----------------------------------------------------------------------===//
+// MX formats (docs/Numerics.md section 11): 1x32 blocks, E8M0 scales, no
+// tensor amax.
+//===----------------------------------------------------------------------===//
+
+MXFormat parseMXFormatName(py::handle Object) {
+  if (py::isinstance<py::str>(Object))
+    if (std::optional<MXFormat> Format =
+            parseMXFormat(Object.cast<std::string>()))
+      return *Format;
+  fail("format must be \"nvfp4\", \"mxfp4\", \"mxfp8_e4m3\" or "
+       "\"mxfp8_e5m2\", got " +
+       reprOf(Object));
+}
+
+void validateMXTensorShape(const Shape &Dims, const std::string &Name) {
+  for (py::ssize_t Dim : Dims)
+    if (Dim == 0)
+      fail(Name + " must be non-empty, got shape " + shapeToString(Dims));
+  if (Dims.back() % kMXBlockSize != 0)
+    fail(Name + ": the last dimension (" + std::to_string(Dims.back()) +
+         ") must be a multiple of 32 for the MX formats' 1x32 blocks, got "
+         "shape " +
+         shapeToString(Dims));
+}
+
+Shape mxScaleShapeOf(const Shape &Dims) {
+  Shape Scales = Dims;
+  Scales.back() /= kMXBlockSize;
+  return Scales;
+}
+
+/// Builds and validates an MXTensor from its Python parts.
+MXTensor readMX(py::handle Codes, py::handle Scales, py::handle Format,
+                const std::string &Name, Shape &Dims) {
+  MXTensor Tensor;
+  Tensor.Format = parseMXFormatName(Format);
+  Tensor.Codes = readBytes(Codes, Name + ".codes", Dims);
+  validateMXTensorShape(Dims, Name + ".codes");
+  Shape ScaleDims;
+  Tensor.Scales = readBytes(Scales, Name + ".scales", ScaleDims);
+  Shape WantScales = mxScaleShapeOf(Dims);
+  if (ScaleDims != WantScales)
+    fail(Name + ".scales has shape " + shapeToString(ScaleDims) +
+         " but codes of shape " + shapeToString(Dims) + " need " +
+         shapeToString(WantScales) + " (one E8M0 scale per 32 elements)");
+  // 0xFF is E8M0's NaN; the IR's nvfp4.pack rejects the same constants.
+  for (size_t I = 0; I < Tensor.Scales.size(); ++I)
+    if (Tensor.Scales[I] == kE8M0NaNCode)
+      fail(Name + ".scales element " + std::to_string(I) +
+           " (flat index) is 0xFF: E8M0 scales must not be NaN (bits "
+           "0x00-0xFE)");
+  Tensor.Rows = leadingProduct(Dims);
+  Tensor.Cols = Dims.back();
+  if (Status S = validateMXTensor(Tensor); !S.ok())
+    fail(Name + ": " + S.message());
+  return Tensor;
+}
+
+py::tuple quantizeMXTensor(py::handle X, py::handle Format) {
+  MXFormat Parsed = parseMXFormatName(Format);
+  InputTensor Input = readInputTensor(X, "x", /*RequireBF16=*/false);
+  validateMXTensorShape(Input.Dims, "x");
+  MXTensor Q = unwrap(quantizeMX(Input.Values.data(), Input.Values.size(),
+                                 leadingProduct(Input.Dims), Input.Dims.back(),
+                                 Parsed));
+  return py::make_tuple(makeArray(Input.Dims, Q.Codes),
+                        makeArray(mxScaleShapeOf(Input.Dims), Q.Scales));
+}
+
+void checkMXParts(py::handle Codes, py::handle Scales, py::handle Format) {
+  Shape Dims;
+  readMX(Codes, Scales, Format, "tensor", Dims);
+}
+
+py::array_t<float> dequantizeMXTensor(py::handle Codes, py::handle Scales,
+                                      py::handle Format) {
+  Shape Dims;
+  MXTensor Tensor = readMX(Codes, Scales, Format, "tensor", Dims);
+  return makeArray(Dims, unwrap(dequantizeMX(Tensor)));
+}
+
+py::array_t<float> scaledMatmulMXTensors(py::handle CodesA, py::handle ScalesA,
+                                         py::handle FormatA, py::handle CodesB,
+                                         py::handle ScalesB, py::handle FormatB,
+                                         py::handle Alpha) {
+  Shape DimsA, DimsB;
+  MXTensor A = readMX(CodesA, ScalesA, FormatA, "a", DimsA);
+  MXTensor B = readMX(CodesB, ScalesB, FormatB, "b", DimsB);
+  if (DimsA.size() != 2 || DimsB.size() != 2)
+    fail("scaled_matmul needs 2-D operands a (M, K) and b (N, K), got " +
+         shapeToString(DimsA) + " and " + shapeToString(DimsB));
+  double AlphaValue = PyFloat_AsDouble(Alpha.ptr());
+  if (AlphaValue == -1.0 && PyErr_Occurred()) {
+    PyErr_Clear();
+    fail("alpha must be a real number, got " + reprOf(Alpha));
+  }
+  std::vector<float> Result =
+      unwrap(scaledMatmulMX(A, B, static_cast<float>(AlphaValue)));
+  return makeArray(Shape{DimsA[0], DimsB[0]}, Result);
+}
+
 } // namespace
 
 PYBIND11_MODULE(_nvfp4, Module) {
@@ -468,6 +571,15 @@ PYBIND11_MODULE(_nvfp4, Module) {
   Module.def("quantize", &quantizeTensor, py::arg("x"), py::arg("block"),
              py::arg("rounding"), py::arg("seed"), py::arg("amax"),
              "Quantize; returns (codes, scales, amax).");
+  Module.def("quantize_mx", &quantizeMXTensor, py::arg("x"),
+             py::arg("format"), "MX quantize; returns (codes, scales).");
+  Module.def("check_mx_parts", &checkMXParts, py::arg("codes"),
+             py::arg("scales"), py::arg("format"));
+  Module.def("dequantize_mx", &dequantizeMXTensor, py::arg("codes"),
+             py::arg("scales"), py::arg("format"));
+  Module.def("scaled_matmul_mx", &scaledMatmulMXTensors, py::arg("a_codes"),
+             py::arg("a_scales"), py::arg("a_format"), py::arg("b_codes"),
+             py::arg("b_scales"), py::arg("b_format"), py::arg("alpha"));
   Module.def("check_parts", &checkParts, py::arg("codes"), py::arg("scales"),
              py::arg("amax"), py::arg("block"),
              "Raise ValueError unless the parts form a valid NVFP4 tensor.");

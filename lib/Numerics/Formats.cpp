@@ -97,6 +97,60 @@ float nvfp4::numerics::decodeE4M3(uint8_t Bits) {
   return Negative ? -Result : Result;
 }
 
+uint8_t nvfp4::numerics::encodeE5M2(float Value) {
+  uint32_t Bits = floatToBits(Value);
+  uint8_t Sign = static_cast<uint8_t>((Bits >> 24) & 0x80);
+  if (std::isnan(Value))
+    return Sign | kE5M2NaNCode;
+  float Magnitude = std::fabs(Value);
+  // Anything above 57344 rounds to at least 57344 and saturates there (the
+  // instruction's satfinite, not IEEE's overflow to Inf).
+  if (Magnitude > kE5M2Max)
+    return Sign | kE5M2MaxCode;
+  // Below 2^-17 (half the smallest subnormal, 2^-16) the value rounds to
+  // zero; the tie 2^-17 itself goes to even (0) through the general path.
+  if (Magnitude < 0x1p-17f)
+    return Sign;
+  uint32_t MagnitudeBits = Bits & 0x7FFFFFFFu;
+  int Exponent = static_cast<int>(MagnitudeBits >> 23) - 127;
+  uint32_t Significand = (MagnitudeBits & 0x7FFFFFu) | 0x800000u;
+  // E5M2 keeps 2 fraction bits for normal numbers (exponent >= -14) and a
+  // fixed quantum of 2^-16 below that.
+  int QuantumExponent = Exponent >= -14 ? Exponent - 2 : -16;
+  int Shift = 23 + QuantumExponent - Exponent; // 21 .. 24
+  uint32_t Quotient = Significand >> Shift;
+  uint32_t Remainder = Significand & ((1u << Shift) - 1u);
+  uint32_t Half = 1u << (Shift - 1);
+  if (Remainder > Half || (Remainder == Half && (Quotient & 1u)))
+    ++Quotient;
+  if (Exponent < -14)
+    return Sign | static_cast<uint8_t>(Quotient); // 2^-16 units; 4 = min normal
+  // Normal: Quotient is 1.ff in [4, 8]; a carry to 8 is the next binade.
+  uint32_t Code = (static_cast<uint32_t>(Exponent + 15) << 2) + Quotient - 4u;
+  return Sign | static_cast<uint8_t>(Code);
+}
+
+float nvfp4::numerics::decodeE5M2(uint8_t Bits) {
+  bool Negative = Bits & 0x80;
+  int Exponent = (Bits >> 2) & 0x1F;
+  int Fraction = Bits & 0x3;
+  float Result;
+  if (Exponent == 0x1F)
+    Result = Fraction == 0 ? std::numeric_limits<float>::infinity()
+                           : std::numeric_limits<float>::quiet_NaN();
+  else if (Exponent == 0)
+    Result = std::ldexp(static_cast<float>(Fraction), -16);
+  else
+    Result = std::ldexp(static_cast<float>(4 + Fraction), Exponent - 17);
+  return Negative ? -Result : Result;
+}
+
+float nvfp4::numerics::decodeE8M0(uint8_t Bits) {
+  if (Bits == kE8M0NaNCode)
+    return std::numeric_limits<float>::quiet_NaN();
+  return std::ldexp(1.0f, static_cast<int>(Bits) - kE8M0Bias);
+}
+
 uint16_t nvfp4::numerics::floatToBF16(float Value) {
   uint32_t Bits = floatToBits(Value);
   if (std::isnan(Value))

@@ -15,6 +15,10 @@ when the values are bfloat16-representable. The last dimension is the
 contraction dimension; leading dimensions are batch/row dimensions. Invalid
 input raises ValueError (MemoryError when a contiguous copy of the input
 cannot be made).
+
+The OCP Microscaling members of the family are there too:
+quantize(x, format="mxfp8_e4m3" | "mxfp8_e5m2" | "mxfp4") gives one E8M0
+scale per 32 elements and no tensor scale (docs/Numerics.md section 11).
 """
 
 import numpy as _np
@@ -42,6 +46,7 @@ except ImportError as _error:
 
 __all__ = [
     "DEFAULT_SIGN_MASK",
+    "FORMATS",
     "__version__",
     "QuantizedTensor",
     "compile",
@@ -57,6 +62,9 @@ __all__ = [
 
 #: Sign vector of the 16-point Random Hadamard Transform (TE's default).
 DEFAULT_SIGN_MASK = _nvfp4.DEFAULT_SIGN_MASK
+
+#: The block-scaled formats quantize() accepts (the IR's format names).
+FORMATS = ("nvfp4", "mxfp8_e4m3", "mxfp8_e5m2", "mxfp4")
 
 if _extension_missing:
     def __getattr__(name):
@@ -79,43 +87,70 @@ def _frozen(array, copy=True):
     return array
 
 
+def _check_format(format):
+    if not isinstance(format, str) or format not in FORMATS:
+        raise ValueError(
+            "format must be one of {}, got {!r}".format(
+                ", ".join('"{}"'.format(f) for f in FORMATS), format))
+    return format
+
+
 class QuantizedTensor:
-    """An NVFP4 tensor.
+    """A block-scaled tensor: NVFP4, MXFP8 or MXFP4.
 
     Attributes:
-      codes:  uint8 array, one E2M1 code (0..15, bit 3 = sign) per element,
-              same shape as the quantized input.
-      scales: uint8 array of E4M3 bits, one per block, linear (row-major)
-              layout: shape x.shape[:-1] + (n/16,) for 1x16 blocks and
-              x.shape[:-2] + (m/16, n/16) for 16x16 blocks.
-      amax:   the FP32 tensor amax (a Python float holding an fp32 value).
-      block:  (1, 16) or (16, 16).
+      codes:  uint8 array, one element code per element, same shape as the
+              quantized input: an E2M1 code (0..15, bit 3 = sign) for nvfp4
+              and mxfp4, the E4M3 / E5M2 byte for mxfp8_e4m3 / mxfp8_e5m2.
+      scales: uint8 array, one scale per block, linear (row-major) layout:
+              E4M3 bits of shape x.shape[:-1] + (n/16,) for 1x16 blocks and
+              x.shape[:-2] + (m/16, n/16) for 16x16 blocks (nvfp4); E8M0
+              bits of shape x.shape[:-1] + (n/32,) for the MX formats.
+      amax:   the FP32 tensor amax (a Python float holding an fp32 value);
+              None for the MX formats, which have no tensor scale.
+      block:  (1, 16) or (16, 16) for nvfp4, (1, 32) for the MX formats.
+      format: "nvfp4", "mxfp8_e4m3", "mxfp8_e5m2" or "mxfp4".
       shape:  the tensor shape (codes.shape).
-      packed: the codes two per byte, element 2i in the low nibble of byte i
-              (shape x.shape[:-1] + (n/2,)).
+      packed: the 4-bit codes two per byte, element 2i in the low nibble of
+              byte i (shape x.shape[:-1] + (n/2,)); nvfp4 and mxfp4 only.
 
     The arrays are read-only copies, so a validated tensor stays valid. Build
     one from parts (for example a checkpoint quantized elsewhere) with
-    QuantizedTensor(codes, scales, amax, block); the parts are validated.
+    QuantizedTensor(codes, scales, amax, block) for nvfp4, or
+    QuantizedTensor(codes, scales, format=...) for the MX formats; the parts
+    are validated.
     """
 
-    __slots__ = ("_codes", "_scales", "_amax", "_block")
+    __slots__ = ("_codes", "_scales", "_amax", "_block", "_format")
 
-    def __init__(self, codes, scales, amax, block=(1, 16)):
-        _nvfp4.check_parts(codes, scales, amax, block)
-        self._init(codes, scales, amax, block)
+    def __init__(self, codes, scales, amax=None, block=None, format="nvfp4"):
+        _check_format(format)
+        if format == "nvfp4":
+            if amax is None:
+                raise ValueError("an nvfp4 tensor needs its amax")
+            block = (1, 16) if block is None else block
+            _nvfp4.check_parts(codes, scales, amax, block)
+        else:
+            _check_mx_options(format, block, amax)
+            _nvfp4.check_mx_parts(codes, scales, format)
+        self._init(codes, scales, amax, block, format)
 
-    def _init(self, codes, scales, amax, block, copy=True):
+    def _init(self, codes, scales, amax, block, format, copy=True):
         self._codes = _frozen(codes, copy)
         self._scales = _frozen(scales, copy)
-        self._amax = float(_np.float32(amax))
-        self._block = (int(block[0]), int(block[1]))
+        self._format = format
+        if format == "nvfp4":
+            self._amax = float(_np.float32(amax))
+            self._block = (int(block[0]), int(block[1]))
+        else:
+            self._amax = None
+            self._block = (1, 32)
 
     @classmethod
-    def _from_validated(cls, codes, scales, amax, block):
+    def _from_validated(cls, codes, scales, amax, block, format="nvfp4"):
         # The arrays come fresh from the extension: no need to copy them.
         tensor = cls.__new__(cls)
-        tensor._init(codes, scales, amax, block, copy=False)
+        tensor._init(codes, scales, amax, block, format, copy=False)
         return tensor
 
     @property
@@ -135,20 +170,44 @@ class QuantizedTensor:
         return self._block
 
     @property
+    def format(self):
+        return self._format
+
+    @property
     def shape(self):
         return self._codes.shape
 
     @property
     def packed(self):
+        if self._format.startswith("mxfp8"):
+            raise ValueError("packed is for 4-bit codes; {} codes are one "
+                             "byte each already".format(self._format))
         return _nvfp4.pack(self._codes)
 
     def __repr__(self):
+        if self._format != "nvfp4":
+            return "QuantizedTensor(shape={}, format={!r})".format(
+                self.shape, self._format)
         return "QuantizedTensor(shape={}, block={}, amax={!r})".format(
             self.shape, self.block, self.amax
         )
 
 
-def quantize(x, block=(1, 16), rounding="rn", seed=0, amax=None):
+def _check_mx_options(format, block, amax, rounding="rn"):
+    if block is not None and (not isinstance(block, (tuple, list))
+                              or tuple(block) != (1, 32)):
+        raise ValueError("{} has 1x32 blocks: block must be (1, 32) or "
+                         "omitted, got {!r}".format(format, block))
+    if amax is not None:
+        raise ValueError("{} has no tensor scale: amax must be None, got "
+                         "{!r}".format(format, amax))
+    if rounding != "rn":
+        raise ValueError("{} supports rounding=\"rn\" only, got {!r}"
+                         .format(format, rounding))
+
+
+def quantize(x, block=None, rounding="rn", seed=0, amax=None,
+             format="nvfp4"):
     """Quantizes x to NVFP4 with TransformerEngine's exact order of operations.
 
     Args:
@@ -156,16 +215,28 @@ def quantize(x, block=(1, 16), rounding="rn", seed=0, amax=None):
          ml_dtypes.bfloat16 or uint16 (bfloat16 bit patterns) array; last
          dimension a multiple of 16 (and, for 16x16 blocks, the
          second-to-last too).
-      block: (1, 16) or (16, 16).
+      block: (1, 16) (the default) or (16, 16) for nvfp4; (1, 32) (the
+         default) for the MX formats.
       rounding: "rn" (round to nearest even) or "sr" (stochastic rounding
          with Philox4x32-10 random bits keyed by seed and the element's flat
          C-order index; see docs/Numerics.md).
       seed: integer in [0, 2**64), used by "sr".
-      amax: optional tensor amax to use instead of max|x| (>= 0, inf allowed).
+      amax: optional tensor amax to use instead of max|x| (>= 0, inf allowed);
+         nvfp4 only.
+      format: "nvfp4" (default), "mxfp8_e4m3", "mxfp8_e5m2" or "mxfp4". The
+         MX formats scale each 1x32 block by 2^ceil(log2(bamax / max_elem))
+         (TransformerEngine's rule) and round to nearest even.
 
     Returns:
       A QuantizedTensor.
     """
+    _check_format(format)
+    if format != "nvfp4":
+        _check_mx_options(format, block, amax, rounding)
+        codes, scales = _nvfp4.quantize_mx(x, format)
+        return QuantizedTensor._from_validated(codes, scales, None, None,
+                                               format)
+    block = (1, 16) if block is None else block
     codes, scales, tensor_amax = _nvfp4.quantize(x, block, rounding, seed, amax)
     return QuantizedTensor._from_validated(codes, scales, tensor_amax, block)
 
@@ -180,8 +251,11 @@ def _require_quantized(value, name):
 
 
 def dequantize(q):
-    """Returns the float32 array e2m1(code) * scale * (amax / 2688)."""
+    """Returns the float32 array e2m1(code) * scale * (amax / 2688) (nvfp4),
+    or elem(code) * 2^(scale - 127) (MX formats)."""
     _require_quantized(q, "q")
+    if q.format != "nvfp4":
+        return _nvfp4.dequantize_mx(q.codes, q.scales, q.format)
     return _nvfp4.dequantize(q.codes, q.scales, q.amax, q.block)
 
 
@@ -249,6 +323,12 @@ def scaled_matmul(a, b, alpha=1.0):
     """
     _require_quantized(a, "a")
     _require_quantized(b, "b")
+    if (a.format == "nvfp4") != (b.format == "nvfp4"):
+        raise ValueError("a and b must both be nvfp4 or both MX formats, got "
+                         "{} and {}".format(a.format, b.format))
+    if a.format != "nvfp4":
+        return _nvfp4.scaled_matmul_mx(a.codes, a.scales, a.format, b.codes,
+                                       b.scales, b.format, alpha)
     return _nvfp4.scaled_matmul(
         a.codes, a.scales, a.amax, a.block,
         b.codes, b.scales, b.amax, b.block, alpha,

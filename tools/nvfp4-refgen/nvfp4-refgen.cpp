@@ -20,6 +20,11 @@
 //                                           quantize(x) and quantize(RHT(x^T)))
 //   nvfp4-refgen matmul --output-amax      (the second result; expected:
 //                                           the amax of the library's C)
+//   nvfp4-refgen quantize --format=mxfp8_e4m3 (and dequantize, matmul with
+//                                           --format-a/--format-b, swizzle):
+//                                           the MX formats (--data=codes for
+//                                           dequantize: every E8M0 scale
+//                                           with every element code)
 //   nvfp4-refgen matmul --quantize-output=F (nvfp4.scaled_matmul_quantize
 //                                           with amax F; expected: the
 //                                           library's quantization of C
@@ -45,6 +50,7 @@
 #include <cstring>
 #include <limits>
 #include <map>
+#include <optional>
 #include <random>
 #include <sstream>
 #include <string>
@@ -645,6 +651,172 @@ void emitTranspose(const Options &opts, Program &p) {
   expectQuantized(p, "t", to, want);
 }
 
+//===----------------------------------------------------------------------===//
+// MX formats (docs/Numerics.md section 11)
+//===----------------------------------------------------------------------===//
+
+MXFormat parseFormat(const std::string &text) {
+  std::optional<MXFormat> format = parseMXFormat(text);
+  if (!format)
+    fail("format must be mxfp8_e4m3, mxfp8_e5m2 or mxfp4, got '" + text + "'");
+  return *format;
+}
+
+bool isMXRequest(const Options &opts) {
+  for (const char *key : {"format", "format-a", "format-b"})
+    if (opts.get(key, "nvfp4") != "nvfp4")
+      return true;
+  return false;
+}
+
+/// The builtin element type of an MX format.
+const char *mxElementType(MXFormat format) {
+  switch (format) {
+  case MXFormat::MXFP8E4M3:
+    return "f8E4M3FN";
+  case MXFormat::MXFP8E5M2:
+    return "f8E5M2";
+  case MXFormat::MXFP4:
+    return "f4E2M1FN";
+  }
+  return "?";
+}
+
+std::string mxTensorType(int64_t rows, int64_t cols, MXFormat format,
+                         bool swizzled) {
+  return "!nvfp4.tensor<" + shapeText(rows, cols) + "x" +
+         mxElementType(format) + ", scale = f8E8M0FNU, block = 1x32" +
+         (swizzled ? ", layout = swizzled_128x4>" : ">");
+}
+
+std::vector<uint8_t> mxScalesInLayout(const MXTensor &q, bool swizzled) {
+  if (!swizzled)
+    return q.Scales;
+  return check(swizzleScales(q.Scales.data(), q.Scales.size(), q.Rows,
+                             q.scaleCols()));
+}
+
+std::string mxScaleShape(const MXTensor &q, bool swizzled) {
+  if (!swizzled)
+    return shapeText(q.Rows, q.scaleCols());
+  SwizzledScaleShape s = check(getSwizzledScaleShape(q.Rows, q.scaleCols()));
+  return shapeText(s.PaddedRows, s.PaddedCols);
+}
+
+/// An i8 view of %name, a tensor of `format`'s element codes.
+std::string mxCodeBytes(Program &p, const std::string &name,
+                        const std::string &shape, MXFormat format) {
+  if (format == MXFormat::MXFP4)
+    return p.codeBytes(name, shape);
+  return p.bits(name, shape, mxElementType(format), "i8");
+}
+
+/// Emits %name = nvfp4.pack of the MX tensor `q` (amax part 0).
+void emitMXPacked(Program &p, const std::string &name, const MXTensor &q) {
+  std::string shape = shapeText(q.Rows, q.Cols);
+  std::string element = mxElementType(q.Format);
+  if (q.Format == MXFormat::MXFP4) {
+    p.codesConstant(name + "_codes", q.Codes, shape);
+  } else {
+    p.constant(name + "_codes_raw", q.Codes, shape, "i8");
+    p.line("%" + name + "_codes = arith.bitcast %" + name +
+           "_codes_raw : tensor<" + shape + "xi8> to tensor<" + shape + "x" +
+           element + ">");
+  }
+  std::string sShape = shapeText(q.Rows, q.scaleCols());
+  p.constant(name + "_scales_raw", q.Scales, sShape, "i8");
+  p.line("%" + name + "_scales = arith.bitcast %" + name +
+         "_scales_raw : tensor<" + sShape + "xi8> to tensor<" + sShape +
+         "xf8E8M0FNU>");
+  p.line("%" + name + "_amax = arith.constant 0.0 : f32");
+  p.line("%" + name + " = nvfp4.pack %" + name + "_codes, %" + name +
+         "_scales, %" + name + "_amax : " +
+         mxTensorType(q.Rows, q.Cols, q.Format, false));
+}
+
+void emitMXQuantize(const Options &opts, Program &p) {
+  auto [rows, cols] = parsePair(opts.get("shape", "32x64"));
+  MXFormat format = parseFormat(opts.get("format", ""));
+  bool swizzled = opts.get("layout", "linear") == "swizzled";
+  std::vector<float> data = makeData(rows, cols, opts, 0);
+  MXTensor q = check(quantizeMX(data.data(), data.size(), rows, cols, format));
+  std::string shape = shapeText(rows, cols);
+  std::string type = mxTensorType(rows, cols, format, swizzled);
+  p.constant("x", toBF16Bits(data), shape, "bf16");
+  p.line("%q = nvfp4.quantize %x : tensor<" + shape + "xbf16> -> " + type);
+  p.line("%codes, %scales, %amax = nvfp4.unpack %q : " + type);
+  p.expectEqual("codes", mxCodeBytes(p, "codes", shape, format), q.Codes,
+                shape, "i8");
+  std::string sShape = mxScaleShape(q, swizzled);
+  p.expectEqual("scales", p.bits("scales", sShape, "f8E8M0FNU", "i8"),
+                mxScalesInLayout(q, swizzled), sShape, "i8");
+  p.line("%amax_t = tensor.from_elements %amax : tensor<1xf32>");
+  p.expectEqual("amax", p.bits("amax_t", "1", "f32", "i32"),
+                toF32Bits({0.0f}), "1", "i32");
+}
+
+void emitMXDequantize(const Options &opts, Program &p) {
+  MXFormat format = parseFormat(opts.get("format", ""));
+  MXTensor q;
+  if (opts.get("data", "random") == "codes") {
+    // Every E8M0 byte but NaN with every element code: element (r, c) has
+    // code c mod (number of codes); block b of row r has scale
+    // (8r + b) mod 255, which runs through all 255 bytes as r does.
+    int64_t rows = 255, cols = 256;
+    int codes = format == MXFormat::MXFP4 ? 16 : 256;
+    q.Rows = rows;
+    q.Cols = cols;
+    q.Format = format;
+    for (int64_t r = 0; r < rows; ++r) {
+      for (int64_t c = 0; c < cols; ++c)
+        q.Codes.push_back(static_cast<uint8_t>(c % codes));
+      for (int64_t b = 0; b < cols / kMXBlockSize; ++b)
+        q.Scales.push_back(static_cast<uint8_t>((8 * r + b) % 255));
+    }
+  } else {
+    auto [rows, cols] = parsePair(opts.get("shape", "32x64"));
+    std::vector<float> data = makeData(rows, cols, opts, 0);
+    q = check(quantizeMX(data.data(), data.size(), rows, cols, format));
+  }
+  std::vector<float> want = check(dequantizeMX(q));
+  bool bf16 = opts.get("out", "f32") == "bf16";
+  std::string shape = shapeText(q.Rows, q.Cols);
+  emitMXPacked(p, "q", q);
+  std::string outType = bf16 ? "bf16" : "f32";
+  p.line("%d = nvfp4.dequantize %q : " +
+         mxTensorType(q.Rows, q.Cols, format, false) + " -> tensor<" + shape +
+         "x" + outType + ">");
+  if (bf16)
+    p.expectEqual("values", p.bits("d", shape, "bf16", "i16"), toBF16Bits(want),
+                  shape, "i16");
+  else
+    p.expectEqual("values", p.bits("d", shape, "f32", "i32"), toF32Bits(want),
+                  shape, "i32");
+}
+
+void emitMXMatmul(const Options &opts, Program &p) {
+  int64_t m = opts.getInt("m", 32), n = opts.getInt("n", 32),
+          k = opts.getInt("k", 64);
+  MXFormat fa = parseFormat(opts.get("format-a", opts.get("format", "")));
+  MXFormat fb = parseFormat(opts.get("format-b", opts.get("format", "")));
+  float alpha = opts.getFloat("alpha", 1.0f);
+  std::vector<float> da = makeData(m, k, opts, 1), db = makeData(n, k, opts, 2);
+  MXTensor qa = check(quantizeMX(da.data(), da.size(), m, k, fa));
+  MXTensor qb = check(quantizeMX(db.data(), db.size(), n, k, fb));
+  std::vector<float> want = check(scaledMatmulMX(qa, qb, alpha));
+  emitMXPacked(p, "a", qa);
+  emitMXPacked(p, "b", qb);
+  char alphaText[64];
+  std::snprintf(alphaText, sizeof(alphaText), "0x%08X", floatToBits(alpha));
+  p.line(std::string("%alpha = arith.constant ") + alphaText + " : f32");
+  std::string shape = shapeText(m, n);
+  p.line("%c = nvfp4.scaled_matmul %a, %b alpha(%alpha) : " +
+         mxTensorType(m, k, fa, false) + ", " + mxTensorType(n, k, fb, false) +
+         " -> tensor<" + shape + "xf32>");
+  p.expectEqual("values", p.bits("c", shape, "f32", "i32"), toF32Bits(want),
+                shape, "i32");
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -663,7 +835,15 @@ int main(int argc, char **argv) {
   }
   Program program(opts.has("corrupt"));
   std::string command = argv[1];
-  if (command == "quantize")
+  if (isMXRequest(opts) && command == "quantize")
+    emitMXQuantize(opts, program);
+  else if (isMXRequest(opts) && command == "dequantize")
+    emitMXDequantize(opts, program);
+  else if (isMXRequest(opts) && command == "matmul")
+    emitMXMatmul(opts, program);
+  else if (isMXRequest(opts))
+    fail("--format is supported by quantize, dequantize and matmul");
+  else if (command == "quantize")
     emitQuantize(opts, program);
   else if (command == "dual")
     emitDual(opts, program);

@@ -77,6 +77,39 @@ uint8_t encodeE4M3(float Value);
 float decodeE4M3(uint8_t Bits);
 
 //===----------------------------------------------------------------------===//
+// E5M2 (f8E5M2), an MXFP8 element format
+//===----------------------------------------------------------------------===//
+
+/// The largest finite E5M2 magnitude and its code.
+inline constexpr float kE5M2Max = 57344.0f;
+inline constexpr uint8_t kE5M2MaxCode = 0x7B;
+
+/// The canonical E5M2 NaN code (positive sign).
+inline constexpr uint8_t kE5M2NaNCode = 0x7F;
+
+/// Converts `Value` to E5M2 bits with round to nearest even and saturation:
+/// finite or infinite magnitudes above 57344 become +-57344 (as PTX
+/// `cvt.rn.satfinite.e5m2x2.f32` does). NaN becomes 0x7F with the sign of
+/// the input. The sign of zero is kept.
+uint8_t encodeE5M2(float Value);
+
+/// Returns the value of E5M2 bits: 0x7C/0xFC are +-Inf, 0x7D-0x7F and
+/// 0xFD-0xFF NaN.
+float decodeE5M2(uint8_t Bits);
+
+//===----------------------------------------------------------------------===//
+// E8M0 (f8E8M0FNU), the MX block scale
+//===----------------------------------------------------------------------===//
+
+/// The E8M0 NaN code; every other byte b is 2^(b - 127).
+inline constexpr uint8_t kE8M0NaNCode = 0xFF;
+inline constexpr int kE8M0Bias = 127;
+
+/// Returns 2^(Bits - 127), or NaN for 0xFF. Exact (2^-127 is a binary32
+/// subnormal).
+float decodeE8M0(uint8_t Bits);
+
+//===----------------------------------------------------------------------===//
 // BF16
 //===----------------------------------------------------------------------===//
 

@@ -16,6 +16,7 @@
 #include "nvfp4/Numerics/Formats.h"
 #include "nvfp4/Numerics/Gemm.h"
 #include "nvfp4/Numerics/Hadamard.h"
+#include "nvfp4/Numerics/MX.h"
 #include "nvfp4/Numerics/Philox.h"
 #include "nvfp4/Numerics/Quantize.h"
 #include "nvfp4/Numerics/ScaleLayout.h"

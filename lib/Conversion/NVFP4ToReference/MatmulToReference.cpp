@@ -24,8 +24,11 @@ static Value linearScales(OpBuilder &b, Location loc,
                           BlockScaledTensorType type, Value scales) {
   if (type.getLayout() == ScaleLayout::Linear)
     return scales;
+  // The helper counts 16-column blocks: an MX type's cols / 32 scale
+  // columns are (cols / 2) / 16.
   return unswizzleScales(b, loc, scales, type.getBatchShape(), type.getRows(),
-                         type.getCols(), type.getBlockRows());
+                         type.getCols() / type.getBlockCols() * kBlockSize,
+                         type.getBlockRows());
 }
 
 static int64_t product(ArrayRef<int64_t> shape) {
@@ -54,16 +57,18 @@ struct DequantizeOpLowering : OpConversionPattern<DequantizeOp> {
     ValueRange parts = adaptor.getInput();
     ScalarBuilder s(rewriter, loc);
 
-    int64_t blockRows = type.getBlockRows();
+    int64_t blockRows = type.getBlockRows(), blockCols = type.getBlockCols();
     int64_t rowBlocks = product(type.getShape().drop_back()) / blockRows;
-    int64_t colBlocks = type.getCols() / kBlockSize;
+    int64_t colBlocks = type.getCols() / blockCols;
     Value codes = reshape(rewriter, loc, parts[0],
-                          {rowBlocks, blockRows, colBlocks, kBlockSize});
+                          {rowBlocks, blockRows, colBlocks, blockCols});
     Value scales =
         reshape(rewriter, loc, linearScales(rewriter, loc, type, parts[1]),
                 {rowBlocks, colBlocks});
-    Value factor = arith::DivFOp::create(rewriter, loc, parts[2],
-                                         s.f32(2688.0f));
+    BlockScaledFormat format = type.getFormat();
+    Value factor;
+    if (!type.isMX())
+      factor = arith::DivFOp::create(rewriter, loc, parts[2], s.f32(2688.0f));
 
     AffineExpr d0, d1, d2, d3;
     bindDims(ctx, d0, d1, d2, d3);
@@ -72,11 +77,17 @@ struct DequantizeOpLowering : OpConversionPattern<DequantizeOp> {
     Type elementType = resultType.getElementType();
     Value result = buildGeneric(
         rewriter, loc, {codes, scales},
-        emptyTensor(rewriter, loc, {rowBlocks, blockRows, colBlocks, kBlockSize}, elementType),
+        emptyTensor(rewriter, loc, {rowBlocks, blockRows, colBlocks, blockCols}, elementType),
         {id4, AffineMap::get(4, 0, {d0, d2}, ctx), id4},
         {parallel, parallel, parallel, parallel},
         [&](OpBuilder &b, Location l, ValueRange args) -> SmallVector<Value> {
           ScalarBuilder bs(b, l);
+          // MX: elem * 2^e, one rounding (docs/Numerics.md 11.3).
+          if (!factor)
+            return {bs.fromF32(
+                arith::MulFOp::create(b, l, bs.decodeMXElement(format, args[0]),
+                                      bs.decodeE8M0(args[1])),
+                elementType)};
           // (e2m1 * s_b) is exact; the tensor factor is applied last.
           Value blockValue = arith::MulFOp::create(
               b, l, bs.decodeE2M1(args[0]), bs.decodeE4M3(args[1]));
@@ -108,14 +119,20 @@ struct ScaledMatmulOpLowering : OpConversionPattern<ScaledMatmulOp> {
 
     int64_t batch = product(lhsType.getBatchShape());
     int64_t m = lhsType.getRows(), n = rhsType.getRows();
-    int64_t colBlocks = lhsType.getCols() / kBlockSize;
+    // The verifier (scaled_matmul_c5) makes both operands NVFP4 or both MX,
+    // so their K blocks line up.
+    bool mx = lhsType.isMX();
+    int64_t blockCols = lhsType.getBlockCols();
+    int64_t colBlocks = lhsType.getCols() / blockCols;
     int64_t lhsBlockRows = lhsType.getBlockRows();
     int64_t rhsBlockRows = rhsType.getBlockRows();
+    BlockScaledFormat lhsFormat = lhsType.getFormat();
+    BlockScaledFormat rhsFormat = rhsType.getFormat();
 
     Value lhsCodes =
-        reshape(rewriter, loc, lhs[0], {batch, m, colBlocks, kBlockSize});
+        reshape(rewriter, loc, lhs[0], {batch, m, colBlocks, blockCols});
     Value rhsCodes =
-        reshape(rewriter, loc, rhs[0], {batch, n, colBlocks, kBlockSize});
+        reshape(rewriter, loc, rhs[0], {batch, n, colBlocks, blockCols});
     Value lhsScales = reshape(rewriter, loc,
                               linearScales(rewriter, loc, lhsType, lhs[1]),
                               {batch, m / lhsBlockRows, colBlocks});
@@ -128,8 +145,9 @@ struct ScaledMatmulOpLowering : OpConversionPattern<ScaledMatmulOp> {
     AffineExpr bt, i, j, kb, k;
     bindDims(ctx, bt, i, j, kb, k);
 
-    // Step 1: the exact per-block dot products sum(qA * qB) of every 16-block
-    // of K (products of E2M1 values are exact, and so are their sums).
+    // Step 1: the per-block dot products sum(qA * qB) of every block of K
+    // (products of E2M1 values are exact, and so are their sums; MXFP8 sums
+    // round, in k order, which is the order of this reduction).
     Value zeros = s.f32(0.0f);
     Value partials = buildGeneric(
         rewriter, loc, {lhsCodes, rhsCodes},
@@ -138,10 +156,11 @@ struct ScaledMatmulOpLowering : OpConversionPattern<ScaledMatmulOp> {
          AffineMap::get(5, 0, {bt, j, kb, k}, ctx),
          AffineMap::get(5, 0, {bt, i, j, kb}, ctx)},
         {parallel, parallel, parallel, parallel, reduction},
-        [](OpBuilder &b, Location l, ValueRange args) -> SmallVector<Value> {
+        [&](OpBuilder &b, Location l, ValueRange args) -> SmallVector<Value> {
           ScalarBuilder bs(b, l);
-          Value product = arith::MulFOp::create(b, l, bs.decodeE2M1(args[0]),
-                                                bs.decodeE2M1(args[1]));
+          Value product = arith::MulFOp::create(
+              b, l, bs.decodeMXElement(lhsFormat, args[0]),
+              bs.decodeMXElement(rhsFormat, args[1]));
           return {arith::AddFOp::create(b, l, args[2], product)};
         })[0];
 
@@ -157,8 +176,16 @@ struct ScaledMatmulOpLowering : OpConversionPattern<ScaledMatmulOp> {
          AffineMap::get(4, 0, {bt, rhsScaleRow, kb}, ctx),
          AffineMap::get(4, 0, {bt, i, j}, ctx)},
         {parallel, parallel, parallel, reduction},
-        [](OpBuilder &b, Location l, ValueRange args) -> SmallVector<Value> {
+        [&](OpBuilder &b, Location l, ValueRange args) -> SmallVector<Value> {
           ScalarBuilder bs(b, l);
+          if (mx) {
+            // One power of two after the other: 2^eA * 2^eB can leave the
+            // binary32 range when the scaled partial does not.
+            Value term = arith::MulFOp::create(b, l, args[0],
+                                               bs.decodeE8M0(args[1]));
+            term = arith::MulFOp::create(b, l, term, bs.decodeE8M0(args[2]));
+            return {arith::AddFOp::create(b, l, args[3], term)};
+          }
           Value scale = arith::MulFOp::create(b, l, bs.decodeE4M3(args[1]),
                                               bs.decodeE4M3(args[2]));
           Value term = arith::MulFOp::create(b, l, args[0], scale);
@@ -166,11 +193,15 @@ struct ScaledMatmulOpLowering : OpConversionPattern<ScaledMatmulOp> {
         })[0];
 
     // Step 3: TransformerEngine's alpha, applied once.
+    // MX has no tensor scale: alpha is alpha_in.
     Value alphaIn = op.getAlpha() ? adaptor.getAlpha().front() : s.f32(1.0f);
-    Value alpha = arith::MulFOp::create(rewriter, loc, alphaIn, lhs[2]);
-    alpha = arith::MulFOp::create(rewriter, loc, alpha, rhs[2]);
-    alpha = arith::MulFOp::create(rewriter, loc, alpha,
-                                  s.f32(1.0f / (36.0f * 448.0f * 448.0f)));
+    Value alpha = alphaIn;
+    if (!mx) {
+      alpha = arith::MulFOp::create(rewriter, loc, alphaIn, lhs[2]);
+      alpha = arith::MulFOp::create(rewriter, loc, alpha, rhs[2]);
+      alpha = arith::MulFOp::create(rewriter, loc, alpha,
+                                    s.f32(1.0f / (36.0f * 448.0f * 448.0f)));
+    }
     AffineMap id3 = AffineMap::getMultiDimIdentityMap(3, ctx);
     Type elementType = resultType.getElementType();
     Value result = buildGeneric(

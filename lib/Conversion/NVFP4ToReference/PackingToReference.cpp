@@ -52,7 +52,12 @@ struct PackOpLowering : OpConversionPattern<PackOp> {
     Value codes = mapElements(
         rewriter, loc, adaptor.getCodes(), i8,
         [](OpBuilder &b, Location l, Value code) -> Value {
-          Value bits = arith::BitcastOp::create(b, l, b.getIntegerType(4), code);
+          // E2M1 codes widen from 4 bits; FP8 codes (MXFP8) are the byte.
+          unsigned width = code.getType().getIntOrFloatBitWidth();
+          Value bits =
+              arith::BitcastOp::create(b, l, b.getIntegerType(width), code);
+          if (width == 8)
+            return bits;
           return arith::ExtUIOp::create(b, l, b.getI8Type(), bits);
         });
     Value scales = mapElements(
@@ -78,7 +83,11 @@ struct UnpackOpLowering : OpConversionPattern<UnpackOp> {
     Value codes = mapElements(
         rewriter, loc, parts[0], f4,
         [&](OpBuilder &b, Location l, Value code) -> Value {
-          Value bits = arith::TruncIOp::create(b, l, b.getIntegerType(4), code);
+          unsigned width = f4.getIntOrFloatBitWidth();
+          if (width == 8)
+            return arith::BitcastOp::create(b, l, f4, code);
+          Value bits =
+              arith::TruncIOp::create(b, l, b.getIntegerType(width), code);
           return arith::BitcastOp::create(b, l, f4, bits);
         });
     Value scales = mapElements(
@@ -102,8 +111,11 @@ struct SwizzleScalesOpLowering : OpConversionPattern<SwizzleScalesOp> {
     BlockScaledTensorType to = op.getResult().getType();
     ValueRange parts = adaptor.getInput();
     Value scales = parts[1];
-    auto args = std::make_tuple(from.getBatchShape(), from.getRows(),
-                                from.getCols(), from.getBlockRows());
+    // The swizzle helpers count 16-column blocks: an MX type's cols / 32
+    // scale columns are (cols / 2) / 16.
+    auto args = std::make_tuple(
+        from.getBatchShape(), from.getRows(),
+        from.getCols() / from.getBlockCols() * kBlockSize, from.getBlockRows());
     // Go through the linear layout: every layout converts to and from it.
     if (from.getLayout() == ScaleLayout::Swizzled128x4)
       scales = unswizzleScales(rewriter, loc, scales, std::get<0>(args),

@@ -152,6 +152,8 @@ struct QuantizeOpLowering : OpConversionPattern<QuantizeOp> {
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     BlockScaledTensorType type = op.getResult().getType();
+    if (type.isMX())
+      return lowerMX(op, adaptor.getInput().front(), rewriter);
     FailureOr<Value> transformed = maybeHadamard(
         rewriter, op, adaptor.getInput().front(), op.getHadamard());
     if (failed(transformed))
@@ -228,6 +230,62 @@ struct QuantizeOpLowering : OpConversionPattern<QuantizeOp> {
     if (type.getLayout() == ScaleLayout::Swizzled128x4)
       scales = swizzleScales(rewriter, loc, scales, type.getBatchShape(),
                              type.getRows(), cols, blockRows);
+    rewriter.replaceOpWithMultiple(op, {{codes, scales, amax}});
+    return success();
+  }
+
+  /// The MX formats (docs/Numerics.md section 11.2): per 1x32 block the E8M0
+  /// scale from the block amax, elements times 2^-e rounded to the element
+  /// format; no tensor scale (the amax part is 0). The verifier (quantize_c6)
+  /// rules out hadamard, stochastic rounding and an amax operand.
+  LogicalResult lowerMX(QuantizeOp op, Value input,
+                        ConversionPatternRewriter &rewriter) const {
+    Location loc = op.getLoc();
+    BlockScaledTensorType type = op.getResult().getType();
+    BlockScaledFormat format = type.getFormat();
+    MLIRContext *ctx = rewriter.getContext();
+    int64_t rows = flatRows(type.getShape()), cols = type.getCols();
+    int64_t blockCols = type.getBlockCols(), colBlocks = cols / blockCols;
+    Value blocked = reshape(rewriter, loc, input, {rows, colBlocks, blockCols});
+
+    Value blockAmax = reduceAmax(rewriter, loc, blocked, {2});
+    AffineMap id2 = AffineMap::getMultiDimIdentityMap(2, ctx);
+    auto parallel = utils::IteratorType::parallel;
+    SmallVector<Value> perBlock = buildGeneric(
+        rewriter, loc, blockAmax,
+        {emptyTensor(rewriter, loc, {rows, colBlocks}, rewriter.getI8Type()),
+         emptyTensor(rewriter, loc, {rows, colBlocks}, rewriter.getF32Type())},
+        {id2, id2, id2}, {parallel, parallel},
+        [&](OpBuilder &b, Location l, ValueRange args) -> SmallVector<Value> {
+          auto [code, inverse] = ScalarBuilder(b, l).mxBlockScale(format, args[0]);
+          return {code, inverse};
+        });
+
+    AffineMap id3 = AffineMap::getMultiDimIdentityMap(3, ctx);
+    AffineExpr d0, d1, d2;
+    bindDims(ctx, d0, d1, d2);
+    Value codes = buildGeneric(
+        rewriter, loc, {blocked, perBlock[1]},
+        emptyTensor(rewriter, loc, {rows, colBlocks, blockCols},
+                    rewriter.getI8Type()),
+        {id3, AffineMap::get(3, 0, {d0, d1}, ctx), id3},
+        {parallel, parallel, parallel},
+        [&](OpBuilder &b, Location l, ValueRange args) -> SmallVector<Value> {
+          ScalarBuilder bs(b, l);
+          Value scaled = arith::MulFOp::create(b, l, bs.toF32(args[0]), args[1]);
+          return {bs.encodeMXElement(format, scaled)};
+        })[0];
+
+    codes = reshape(rewriter, loc, codes, type.getShape());
+    SmallVector<int64_t> linearScaleShape(type.getBatchShape());
+    linearScaleShape.append({type.getRows(), colBlocks});
+    Value scales = reshape(rewriter, loc, perBlock[0], linearScaleShape);
+    // The swizzle helper counts 16-column blocks (cols / 32 = (cols/2) / 16).
+    if (type.getLayout() == ScaleLayout::Swizzled128x4)
+      scales = swizzleScales(rewriter, loc, scales, type.getBatchShape(),
+                             type.getRows(), colBlocks * kBlockSize, 1);
+    Value amax = arith::ConstantOp::create(rewriter, loc,
+                                           rewriter.getF32FloatAttr(0.0f));
     rewriter.replaceOpWithMultiple(op, {{codes, scales, amax}});
     return success();
   }

@@ -11,6 +11,7 @@
 #include "llvm/ADT/bit.h"
 #include "llvm/Support/MathExtras.h"
 
+#include <cmath>
 #include <limits>
 
 static constexpr float kFloatMax = std::numeric_limits<float>::max();
@@ -351,4 +352,172 @@ Value ScalarBuilder::randomByte(std::array<Value, 4> words, Value lane) {
       b, loc, arith::AndIOp::create(b, loc, lane, i32(3)), i32(3));
   return arith::AndIOp::create(
       b, loc, arith::ShRUIOp::create(b, loc, word, shift), i32(0xFF));
+}
+
+//===----------------------------------------------------------------------===//
+// MX formats (docs/Numerics.md section 11)
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// The fields of an FP8 element format.
+struct FP8Format {
+  int mantissaBits;
+  int bias;
+  float max;
+};
+FP8Format fp8FormatOf(BlockScaledFormat format) {
+  return format == BlockScaledFormat::MXFP8E5M2 ? FP8Format{2, 15, 57344.0f}
+                                                : FP8Format{3, 7, 448.0f};
+}
+} // namespace
+
+/// Whether `format`'s elements are E2M1 (NVFP4 and MXFP4).
+static bool hasE2M1Elements(BlockScaledFormat format) {
+  return format == BlockScaledFormat::NVFP4 ||
+         format == BlockScaledFormat::MXFP4;
+}
+
+Value ScalarBuilder::encodeMXElement(BlockScaledFormat format, Value value) {
+  if (hasE2M1Elements(format))
+    return encodeE2M1(value);
+  FP8Format fp8 = fp8FormatOf(format);
+  int minNormalExponent = 1 - fp8.bias;
+  // Saturate first (stdMin keeps a NaN, which is replaced at the end), then
+  // round to a multiple of the quantum of the value's binade -- 2^(E - m) for
+  // normals, the subnormal quantum below -- with roundeven. Dividing and
+  // multiplying by a power of two (>= 2^-16, normal) is exact.
+  Value magnitude = stdMin(math::AbsFOp::create(b, loc, value), f32(fp8.max));
+  auto exponentOf = [&](Value v) {
+    return arith::SubIOp::create(
+        b, loc, arith::ShRUIOp::create(b, loc, bitsOf(v), i32(23)), i32(127));
+  };
+  auto powerOfTwo = [&](Value exponent) {
+    return floatFromBits(arith::ShLIOp::create(
+        b, loc, arith::AddIOp::create(b, loc, exponent, i32(127)), i32(23)));
+  };
+  int subnormalQuantum = minNormalExponent - fp8.mantissaBits;
+  Value quantumExponent = arith::MaxSIOp::create(
+      b, loc,
+      arith::SubIOp::create(b, loc, exponentOf(magnitude),
+                            i32(fp8.mantissaBits)),
+      i32(subnormalQuantum));
+  Value quantum = powerOfTwo(quantumExponent);
+  Value rounded = arith::MulFOp::create(
+      b, loc,
+      math::RoundEvenOp::create(
+          b, loc, arith::DivFOp::create(b, loc, magnitude, quantum)),
+      quantum);
+  // The code of the rounded (representable) magnitude: a normal one packs
+  // its biased exponent and top mantissa bits; a subnormal one (or zero)
+  // counts subnormal quanta.
+  Value roundedBits = bitsOf(rounded);
+  Value roundedExponent = exponentOf(rounded);
+  Value normalCode = arith::OrIOp::create(
+      b, loc,
+      arith::ShLIOp::create(
+          b, loc, arith::AddIOp::create(b, loc, roundedExponent, i32(fp8.bias)),
+          i32(fp8.mantissaBits)),
+      arith::AndIOp::create(
+          b, loc,
+          arith::ShRUIOp::create(b, loc, roundedBits,
+                                 i32(23 - fp8.mantissaBits)),
+          i32((1 << fp8.mantissaBits) - 1)));
+  Value subnormalCode = arith::FPToUIOp::create(
+      b, loc, b.getI32Type(),
+      arith::MulFOp::create(b, loc, rounded,
+                            f32(std::ldexp(1.0f, -subnormalQuantum))));
+  Value isNormal = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge,
+                                         roundedExponent,
+                                         i32(minNormalExponent));
+  Value code = select(isNormal, normalCode, subnormalCode);
+  Value sign = arith::AndIOp::create(
+      b, loc, arith::ShRUIOp::create(b, loc, bitsOf(value), i32(24)),
+      i32(0x80));
+  Value isNaN =
+      arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNO, value, value);
+  code = arith::OrIOp::create(b, loc, select(isNaN, i32(0x7F), code), sign);
+  return arith::TruncIOp::create(b, loc, b.getI8Type(), code);
+}
+
+Value ScalarBuilder::decodeMXElement(BlockScaledFormat format, Value code) {
+  if (hasE2M1Elements(format))
+    return decodeE2M1(code);
+  if (format == BlockScaledFormat::MXFP8E4M3)
+    return decodeE4M3(code);
+  // E5M2: eeeee ff; e == 0 is f * 2^-16, otherwise (4 + f) * 2^(e - 17);
+  // e == 31 is Inf (f == 0) or NaN.
+  Value wide = arith::ExtUIOp::create(b, loc, b.getI32Type(), code);
+  Value magnitude = arith::AndIOp::create(b, loc, wide, i32(0x7F));
+  Value exponent = arith::ShRUIOp::create(b, loc, magnitude, i32(2));
+  Value fraction = arith::AndIOp::create(b, loc, magnitude, i32(3));
+  Value isSubnormal = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                            exponent, i32(0));
+  Value significand = select(isSubnormal, fraction,
+                             arith::AddIOp::create(b, loc, fraction, i32(4)));
+  Value scale = floatFromBits(arith::ShLIOp::create(
+      b, loc,
+      arith::AddIOp::create(
+          b, loc, arith::MaxUIOp::create(b, loc, exponent, i32(1)),
+          i32(127 - 17)),
+      i32(23)));
+  Value result = arith::MulFOp::create(
+      b, loc, arith::UIToFPOp::create(b, loc, b.getF32Type(), significand),
+      scale);
+  Value isSpecial = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                          exponent, i32(31));
+  Value special = select(
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, fraction, i32(0)),
+      f32(std::numeric_limits<float>::infinity()),
+      f32(std::numeric_limits<float>::quiet_NaN()));
+  result = select(isSpecial, special, result);
+  Value isNegative = arith::CmpIOp::create(
+      b, loc, arith::CmpIPredicate::ne,
+      arith::AndIOp::create(b, loc, wide, i32(0x80)), i32(0));
+  return select(isNegative, arith::NegFOp::create(b, loc, result), result);
+}
+
+std::pair<Value, Value> ScalarBuilder::mxBlockScale(BlockScaledFormat format,
+                                                    Value blockAmax) {
+  float maxElement = format == BlockScaledFormat::MXFP4 ? 6.0f
+                                                        : fp8FormatOf(format).max;
+  Value v = arith::MulFOp::create(b, loc, blockAmax, f32(1.0f / maxElement));
+  // The ceiling power of two from the bits of v >= 0: a normal 1.m * 2^E
+  // rounds up to 2^(E+1) unless m == 0, which is the biased byte E + (m != 0)
+  // clamped to 254 (Inf, E = 255, too); a subnormal is at most 2^-127 (byte
+  // 0) when its mantissa is at most 2^22, else at most 2^-126 (byte 1).
+  Value bits = bitsOf(v);
+  Value biased = arith::ShRUIOp::create(b, loc, bits, i32(23));
+  Value mantissa = arith::AndIOp::create(b, loc, bits, i32(0x7FFFFF));
+  Value roundsUp = arith::ExtUIOp::create(
+      b, loc, b.getI32Type(),
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, mantissa,
+                            i32(0)));
+  Value normalByte = arith::MinUIOp::create(
+      b, loc, arith::AddIOp::create(b, loc, biased, roundsUp), i32(254));
+  Value subnormalByte = arith::ExtUIOp::create(
+      b, loc, b.getI32Type(),
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt, mantissa,
+                            i32(0x400000)));
+  Value isSubnormal = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                            biased, i32(0));
+  Value byte = select(isSubnormal, subnormalByte, normalByte);
+  // 2^(127 - byte): exponent field 254 - byte, except 2^-127 (byte 254),
+  // which is the subnormal 0x00400000.
+  Value inverse = select(
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, byte, i32(254)),
+      floatFromBits(i32(0x00400000)),
+      floatFromBits(arith::ShLIOp::create(
+          b, loc, arith::SubIOp::create(b, loc, i32(254), byte), i32(23))));
+  return {arith::TruncIOp::create(b, loc, b.getI8Type(), byte), inverse};
+}
+
+Value ScalarBuilder::decodeE8M0(Value bits) {
+  Value wide = arith::ExtUIOp::create(b, loc, b.getI32Type(), bits);
+  Value value = select(
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, wide, i32(0)),
+      floatFromBits(i32(0x00400000)),
+      floatFromBits(arith::ShLIOp::create(b, loc, wide, i32(23))));
+  return select(
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, wide, i32(255)),
+      f32(std::numeric_limits<float>::quiet_NaN()), value);
 }

@@ -22,18 +22,43 @@ func.func @tensor_t1_static(%q: !nvfp4.tensor<?x32xf4E2M1FN, scale = f8E4M3FN, b
 
 // -----
 
-// expected-error @+1 {{block-scaled tensor element type must be f4E2M1FN, got 'f8E4M3FN'}}
-func.func @tensor_t2(%q: !nvfp4.tensor<16x32xf8E4M3FN, scale = f8E4M3FN, block = 1x16>)
+// expected-error @+1 {{block-scaled tensor element type must be f4E2M1FN, f8E4M3FN or f8E5M2, got 'bf16'}}
+func.func @tensor_t2(%q: !nvfp4.tensor<16x32xbf16, scale = f8E8M0FNU, block = 1x32>)
 
 // -----
 
-// expected-error @+1 {{block-scaled tensor scale type must be f8E4M3FN, got 'f8E8M0FNU'}}
-func.func @tensor_t3(%q: !nvfp4.tensor<16x32xf4E2M1FN, scale = f8E8M0FNU, block = 1x16>)
+// expected-error @+1 {{block-scaled tensor element type must be f4E2M1FN, f8E4M3FN or f8E5M2, got 'f6E2M3FN'}}
+func.func @tensor_t2_fp6(%q: !nvfp4.tensor<16x32xf6E2M3FN, scale = f8E8M0FNU, block = 1x32>)
 
 // -----
 
-// expected-error @+1 {{block shape must be 1x16 or 16x16, got 1x32}}
+// expected-error @+1 {{block-scaled tensor scale type must be f8E4M3FN or f8E8M0FNU, got 'f8E5M2'}}
+func.func @tensor_t3(%q: !nvfp4.tensor<16x32xf4E2M1FN, scale = f8E5M2, block = 1x16>)
+
+// -----
+
+// expected-error @+1 {{block shape must be 1x16 or 16x16 with f8E4M3FN scales, got 1x32}}
 func.func @tensor_t4(%q: !nvfp4.tensor<16x64xf4E2M1FN, scale = f8E4M3FN, block = 1x32>)
+
+// -----
+
+// expected-error @+1 {{block shape must be 1x32 with f8E8M0FNU scales, got 1x16}}
+func.func @tensor_t4_mx(%q: !nvfp4.tensor<16x64xf4E2M1FN, scale = f8E8M0FNU, block = 1x16>)
+
+// -----
+
+// expected-error @+1 {{block shape must be 1x32 with f8E8M0FNU scales, got 32x32}}
+func.func @tensor_t4_mx_2d(%q: !nvfp4.tensor<32x64xf8E4M3FN, scale = f8E8M0FNU, block = 32x32>)
+
+// -----
+
+// expected-error @+1 {{block 1x32 does not divide the trailing dimensions 16x48}}
+func.func @tensor_t5_mx(%q: !nvfp4.tensor<16x48xf8E5M2, scale = f8E8M0FNU, block = 1x32>)
+
+// -----
+
+// expected-error @+1 {{f8E4M3FN scales (NVFP4) require f4E2M1FN elements, got 'f8E4M3FN' (MXFP8 has f8E8M0FNU scales)}}
+func.func @tensor_t7(%q: !nvfp4.tensor<16x32xf8E4M3FN, scale = f8E4M3FN, block = 1x16>)
 
 // -----
 
@@ -236,7 +261,7 @@ func.func @dual_quantize_c2(%x: tensor<32x64xbf16>) {
 // -----
 
 func.func @dual_quantize_c3(%x: tensor<32x64xbf16>) {
-  // expected-error @+1 {{'nvfp4.dual_quantize' op the columnwise result must have 1x16 blocks, got 16x16}}
+  // expected-error @+1 {{'nvfp4.dual_quantize' op the columnwise result must be NVFP4 with 1x16 blocks, got '!nvfp4.tensor<64x32xf4E2M1FN, scale = f8E4M3FN, block = 16x16>'}}
   %r, %c = nvfp4.dual_quantize %x columnwise : tensor<32x64xbf16>
       -> !nvfp4.tensor<32x64xf4E2M1FN, scale = f8E4M3FN, block = 1x16>, !nvfp4.tensor<64x32xf4E2M1FN, scale = f8E4M3FN, block = 16x16>
   return
@@ -631,5 +656,100 @@ func.func @scaled_matmul_quantize_intermediate(%a: !nvfp4.tensor<32x64xf4E2M1FN,
       : !nvfp4.tensor<32x64xf4E2M1FN, scale = f8E4M3FN, block = 1x16>,
         !nvfp4.tensor<32x64xf4E2M1FN, scale = f8E4M3FN, block = 1x16>
       -> !nvfp4.tensor<32x32xf4E2M1FN, scale = f8E4M3FN, block = 1x16>
+  return
+}
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// MX formats in the ops
+//===----------------------------------------------------------------------===//
+
+func.func @quantize_c6_amax(%x: tensor<16x64xbf16>, %a: f32) {
+  // expected-error @+1 {{an amax operand is meaningless for mxfp8_e4m3: the MX formats have no tensor scale}}
+  %q = nvfp4.quantize %x amax(%a) : tensor<16x64xbf16>
+      -> !nvfp4.tensor<16x64xf8E4M3FN, scale = f8E8M0FNU, block = 1x32>
+  return
+}
+
+// -----
+
+func.func @quantize_c6_stochastic(%x: tensor<16x64xbf16>, %s: i64) {
+  // expected-error @+1 {{quantize to mxfp4 supports only round to nearest even without hadamard}}
+  %q = nvfp4.quantize %x rounding<stochastic> seed(%s) : tensor<16x64xbf16>
+      -> !nvfp4.tensor<16x64xf4E2M1FN, scale = f8E8M0FNU, block = 1x32>
+  return
+}
+
+// -----
+
+func.func @quantize_c6_hadamard(%x: tensor<16x64xbf16>) {
+  // expected-error @+1 {{quantize to mxfp8_e5m2 supports only round to nearest even without hadamard}}
+  %q = nvfp4.quantize %x hadamard(55272) : tensor<16x64xbf16>
+      -> !nvfp4.tensor<16x64xf8E5M2, scale = f8E8M0FNU, block = 1x32>
+  return
+}
+
+// -----
+
+func.func @dual_quantize_c3_mx(%x: tensor<32x64xbf16>) {
+  // expected-error @+1 {{the rowwise result must be NVFP4 with 1x16 blocks, got '!nvfp4.tensor<32x64xf4E2M1FN, scale = f8E8M0FNU, block = 1x32>'}}
+  %r, %c = nvfp4.dual_quantize %x columnwise : tensor<32x64xbf16>
+      -> !nvfp4.tensor<32x64xf4E2M1FN, scale = f8E8M0FNU, block = 1x32>,
+         !nvfp4.tensor<64x32xf4E2M1FN, scale = f8E8M0FNU, block = 1x32>
+  return
+}
+
+// -----
+
+func.func @scaled_matmul_c5(
+    %a: !nvfp4.tensor<16x64xf4E2M1FN, scale = f8E4M3FN, block = 1x16>,
+    %b: !nvfp4.tensor<32x64xf8E4M3FN, scale = f8E8M0FNU, block = 1x32>) {
+  // expected-error @+1 {{lhs and rhs must both be NVFP4 or both MX, got nvfp4 and mxfp8_e4m3}}
+  %c = nvfp4.scaled_matmul %a, %b
+      : !nvfp4.tensor<16x64xf4E2M1FN, scale = f8E4M3FN, block = 1x16>,
+        !nvfp4.tensor<32x64xf8E4M3FN, scale = f8E8M0FNU, block = 1x32>
+      -> tensor<16x32xf32>
+  return
+}
+
+// -----
+
+func.func @scaled_matmul_quantize_c6(
+    %a: !nvfp4.tensor<16x64xf8E4M3FN, scale = f8E8M0FNU, block = 1x32>,
+    %b: !nvfp4.tensor<32x64xf8E4M3FN, scale = f8E8M0FNU, block = 1x32>, %m: f32) {
+  // expected-error @+1 {{supports NVFP4 operands and results only, got '!nvfp4.tensor<16x64xf8E4M3FN, scale = f8E8M0FNU, block = 1x32>'}}
+  %q = nvfp4.scaled_matmul_quantize %a, %b amax(%m)
+      : !nvfp4.tensor<16x64xf8E4M3FN, scale = f8E8M0FNU, block = 1x32>,
+        !nvfp4.tensor<32x64xf8E4M3FN, scale = f8E8M0FNU, block = 1x32>
+      -> !nvfp4.tensor<16x32xf4E2M1FN, scale = f8E4M3FN, block = 1x16>
+  return
+}
+
+// -----
+
+func.func @pack_c4_e8m0(%codes: tensor<16x32xf4E2M1FN>, %a: f32) {
+  %scales = arith.constant dense<0xFF> : tensor<16x1xf8E8M0FNU>
+  // expected-error @+1 {{block scales must be non-negative and not NaN (E8M0 bits 0x00-0xFE), got 0xFF at every element}}
+  %q = nvfp4.pack %codes, %scales, %a
+      : !nvfp4.tensor<16x32xf4E2M1FN, scale = f8E8M0FNU, block = 1x32>
+  return
+}
+
+// -----
+
+func.func @pack_c2_mx(%codes: tensor<16x32xf8E4M3FN>, %scales: tensor<16x1xf8E4M3FN>, %a: f32) {
+  // expected-error @+1 {{'nvfp4.pack' op failed to verify that scales type matches the result's scales type}}
+  %q = "nvfp4.pack"(%codes, %scales, %a) : (tensor<16x32xf8E4M3FN>, tensor<16x1xf8E4M3FN>, f32)
+      -> !nvfp4.tensor<16x32xf8E4M3FN, scale = f8E8M0FNU, block = 1x32>
+  return
+}
+
+// -----
+
+func.func @transpose_c1_mx(%q: !nvfp4.tensor<32x64xf8E4M3FN, scale = f8E8M0FNU, block = 1x32>) {
+  // expected-error @+1 {{needs 16x16 blocks, got 1x32}}
+  %t = nvfp4.transpose %q : !nvfp4.tensor<32x64xf8E4M3FN, scale = f8E8M0FNU, block = 1x32>
+      -> !nvfp4.tensor<64x32xf8E4M3FN, scale = f8E8M0FNU, block = 1x32>
   return
 }

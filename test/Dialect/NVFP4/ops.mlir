@@ -183,3 +183,36 @@ func.func @annotations(%x: tensor<16x32xbf16>, %w: tensor<32x64xbf16> {nvfp4.wei
       outs(%o : tensor<16x64xf32>) -> tensor<16x64xf32>
   return %0 : tensor<16x64xf32>
 }
+
+// The MX members of the family: MXFP8 (E4M3, E5M2) and MXFP4, E8M0 scales
+// per 1x32 block, in every op that takes them.
+// CHECK-LABEL: func @mx_formats
+// CHECK: nvfp4.quantize %{{.*}} : tensor<32x64xbf16> -> !nvfp4.tensor<32x64xf8E4M3FN, scale = f8E8M0FNU, block = 1x32>
+// CHECK: nvfp4.quantize %{{.*}} : tensor<32x64xbf16> -> !nvfp4.tensor<32x64xf8E5M2, scale = f8E8M0FNU, block = 1x32, layout = swizzled_128x4>
+// CHECK: nvfp4.quantize %{{.*}} : tensor<16x64xf32> -> !nvfp4.tensor<16x64xf4E2M1FN, scale = f8E8M0FNU, block = 1x32>
+// CHECK: nvfp4.dequantize %{{.*}} : !nvfp4.tensor<32x64xf8E4M3FN, scale = f8E8M0FNU, block = 1x32> -> tensor<32x64xbf16>
+// CHECK: nvfp4.scaled_matmul %{{.*}}, %{{.*}} : !nvfp4.tensor<32x64xf8E4M3FN, scale = f8E8M0FNU, block = 1x32>, !nvfp4.tensor<32x64xf8E5M2, scale = f8E8M0FNU, block = 1x32, layout = swizzled_128x4> -> tensor<32x32xf32>
+// CHECK: nvfp4.unpack %{{.*}} : !nvfp4.tensor<16x64xf4E2M1FN, scale = f8E8M0FNU, block = 1x32>
+// CHECK: nvfp4.pack %{{.*}}, %{{.*}}, %{{.*}} : !nvfp4.tensor<16x64xf4E2M1FN, scale = f8E8M0FNU, block = 1x32>
+// CHECK: nvfp4.swizzle_scales %{{.*}} : !nvfp4.tensor<32x64xf8E4M3FN, scale = f8E8M0FNU, block = 1x32> -> !nvfp4.tensor<32x64xf8E4M3FN, scale = f8E8M0FNU, block = 1x32, layout = swizzled_128x4>
+func.func @mx_formats(%x: tensor<32x64xbf16>, %y: tensor<16x64xf32>) {
+  %a = nvfp4.quantize %x : tensor<32x64xbf16>
+      -> !nvfp4.tensor<32x64xf8E4M3FN, scale = f8E8M0FNU, block = 1x32>
+  %b = nvfp4.quantize %x : tensor<32x64xbf16>
+      -> !nvfp4.tensor<32x64xf8E5M2, scale = f8E8M0FNU, block = 1x32, layout = swizzled_128x4>
+  %c = nvfp4.quantize %y : tensor<16x64xf32>
+      -> !nvfp4.tensor<16x64xf4E2M1FN, scale = f8E8M0FNU, block = 1x32>
+  %d = nvfp4.dequantize %a : !nvfp4.tensor<32x64xf8E4M3FN, scale = f8E8M0FNU, block = 1x32>
+      -> tensor<32x64xbf16>
+  %e = nvfp4.scaled_matmul %a, %b
+      : !nvfp4.tensor<32x64xf8E4M3FN, scale = f8E8M0FNU, block = 1x32>,
+        !nvfp4.tensor<32x64xf8E5M2, scale = f8E8M0FNU, block = 1x32, layout = swizzled_128x4>
+      -> tensor<32x32xf32>
+  %codes, %scales, %amax = nvfp4.unpack %c
+      : !nvfp4.tensor<16x64xf4E2M1FN, scale = f8E8M0FNU, block = 1x32>
+  %f = nvfp4.pack %codes, %scales, %amax
+      : !nvfp4.tensor<16x64xf4E2M1FN, scale = f8E8M0FNU, block = 1x32>
+  %g = nvfp4.swizzle_scales %a : !nvfp4.tensor<32x64xf8E4M3FN, scale = f8E8M0FNU, block = 1x32>
+      -> !nvfp4.tensor<32x64xf8E4M3FN, scale = f8E8M0FNU, block = 1x32, layout = swizzled_128x4>
+  return
+}

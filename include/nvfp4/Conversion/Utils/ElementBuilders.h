@@ -17,6 +17,7 @@
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinTypes.h"
+#include "nvfp4/Dialect/NVFP4/IR/NVFP4Dialect.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
 
 #include <array>
@@ -93,6 +94,25 @@ public:
   /// The Philox4x32-10 words of group `group` (i64) under `seed` (i64).
   std::array<Value, 4> philoxGroup(Value seed, Value group,
                                    MultiplyExtended multiply = nullptr);
+
+  //===--------------------------------------------------------------------===//
+  // MX formats (docs/Numerics.md section 11)
+  //===--------------------------------------------------------------------===//
+
+  /// encodeE4M3 / encodeE5M2 of any f32 (signed): RNE, satfinite, NaN ->
+  /// 0x7F with the input's sign, sign of zero kept. `format` is the MX
+  /// element format (E4M3 or E5M2 for MXFP8, E2M1 for MXFP4).
+  Value encodeMXElement(BlockScaledFormat format, Value value);
+  /// decodeMXElement: i8 code -> f32.
+  Value decodeMXElement(BlockScaledFormat format, Value code);
+  /// The E8M0 byte (i8) of a block whose amax is `blockAmax` (f32, >= 0):
+  /// 2^ceil(log2(fp32(blockAmax * fp32(1 / max_elem)))) clamped to
+  /// [2^-127, 2^127] (computeMXScaleExponent), and 2^-e as f32, the factor
+  /// the block's elements are multiplied by.
+  std::pair<Value, Value> mxBlockScale(BlockScaledFormat format,
+                                       Value blockAmax);
+  /// decodeE8M0: i8 bits -> 2^(bits - 127) as f32, NaN for 0xFF.
+  Value decodeE8M0(Value bits);
 
 private:
   Value bitsOf(Value f32Value);

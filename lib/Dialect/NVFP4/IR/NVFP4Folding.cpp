@@ -159,6 +159,54 @@ scalesInLayout(BlockScaledTensorType type,
   return result;
 }
 
+/// The numerics library's name of an MX format.
+static numerics::MXFormat toNumericsFormat(BlockScaledFormat format) {
+  switch (format) {
+  case BlockScaledFormat::MXFP8E5M2:
+    return numerics::MXFormat::MXFP8E5M2;
+  case BlockScaledFormat::MXFP4:
+    return numerics::MXFormat::MXFP4;
+  default:
+    return numerics::MXFormat::MXFP8E4M3;
+  }
+}
+
+/// The MX quantization of a constant (quantize_c6 leaves no options): codes,
+/// scales in `type`'s layout and the amax part 0.
+static LogicalResult foldMXQuantize(QuantizeOp op, BlockScaledTensorType type,
+                                    const std::vector<float> &values,
+                                    PatternRewriter &rewriter) {
+  int64_t cols = type.getCols();
+  int64_t rows = product(type.getShape()) / cols;
+  numerics::Expected<numerics::MXTensor> quantized = numerics::quantizeMX(
+      values.data(), values.size(), rows, cols,
+      toNumericsFormat(type.getFormat()));
+  if (!quantized.ok())
+    return rewriter.notifyMatchFailure(op, quantized.message());
+  std::vector<uint8_t> scales = quantized->Scales;
+  if (type.getLayout() == ScaleLayout::Swizzled128x4) {
+    int64_t scaleCols = quantized->scaleCols();
+    scales.clear();
+    for (int64_t b = 0, e = product(type.getBatchShape()); b < e; ++b) {
+      auto swizzled = numerics::swizzleScales(
+          quantized->Scales.data() + b * type.getRows() * scaleCols,
+          type.getRows() * scaleCols, type.getRows(), scaleCols);
+      if (!swizzled.ok())
+        return rewriter.notifyMatchFailure(op, swizzled.message());
+      scales.insert(scales.end(), swizzled->begin(), swizzled->end());
+    }
+  }
+  Location loc = op.getLoc();
+  Value codes = arith::ConstantOp::create(
+      rewriter, loc, denseFromBits(type.getCodesType(), quantized->Codes));
+  Value scaleBits = arith::ConstantOp::create(
+      rewriter, loc, denseFromBits(type.getScalesType(), scales));
+  Value amax =
+      arith::ConstantOp::create(rewriter, loc, rewriter.getF32FloatAttr(0.0f));
+  rewriter.replaceOpWithNewOp<PackOp>(op, type, codes, scaleBits, amax);
+  return success();
+}
+
 namespace {
 struct FoldConstantQuantize : OpRewritePattern<QuantizeOp> {
   using OpRewritePattern::OpRewritePattern;
@@ -175,6 +223,8 @@ struct FoldConstantQuantize : OpRewritePattern<QuantizeOp> {
           op, "input is not a dense float constant of at most 2^20 elements");
 
     BlockScaledTensorType type = op.getResult().getType();
+    if (type.isMX())
+      return foldMXQuantize(op, type, *values, rewriter);
     numerics::QuantizeOptions options;
     options.Block = type.isTwoDimensionalBlock()
                         ? numerics::BlockShape::Tile16x16

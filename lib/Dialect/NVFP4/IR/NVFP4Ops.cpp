@@ -131,7 +131,20 @@ LogicalResult QuantizeOp::verify() {
            << inputType << " with " << formatBlockShape(resultType.getBlockShape())
            << " blocks";
   // quantize_c5
-  return verifyConstantAmax(*this, getAmax());
+  if (failed(verifyConstantAmax(*this, getAmax())))
+    return failure();
+  // quantize_c6
+  if (resultType.isMX()) {
+    StringRef format = stringifyBlockScaledFormat(resultType.getFormat());
+    if (getAmax())
+      return emitOpError("an amax operand is meaningless for ")
+             << format << ": the MX formats have no tensor scale";
+    if (getHadamard() || getRounding() != RoundingMode::NearestEven)
+      return emitOpError("quantize to ")
+             << format
+             << " supports only round to nearest even without hadamard";
+  }
+  return success();
 }
 
 //===----------------------------------------------------------------------===//
@@ -159,10 +172,10 @@ LogicalResult DualQuantizeOp::verify() {
   // dual_quantize_c3
   for (auto [name, type] : {std::pair{"rowwise", rowType},
                             std::pair{"columnwise", columnType}})
-    if (type.getBlockRows() != 1)
+    if (type.isMX() || type.getBlockRows() != 1)
       return emitOpError("the ")
-             << name << " result must have 1x16 blocks, got "
-             << formatBlockShape(type.getBlockShape());
+             << name << " result must be NVFP4 with 1x16 blocks, got "
+             << type;
   // dual_quantize_c4
   auto checkSeed = [&](StringRef name, RoundingMode rounding,
                        Value seed) -> LogicalResult {
@@ -258,6 +271,12 @@ LogicalResult ScaledMatmulOp::verify() {
   // scaled_matmul_c4
   if (!hasBoundedElementCount(resultType))
     return emitTooLarge(*this, "result", resultType);
+  // scaled_matmul_c5
+  if (getLhs().getType().getScaleType() != getRhs().getType().getScaleType())
+    return emitOpError("lhs and rhs must both be NVFP4 or both MX, got ")
+           << stringifyBlockScaledFormat(getLhs().getType().getFormat())
+           << " and "
+           << stringifyBlockScaledFormat(getRhs().getType().getFormat());
   return success();
 }
 
@@ -273,7 +292,15 @@ LogicalResult ScaledMatmulQuantizeOp::verify() {
                        "(the epilogue quantizes runs of 16 along N), got ")
            << resultType;
   // scaled_matmul_quantize_c5
-  return verifyConstantAmax(*this, getAmax());
+  if (failed(verifyConstantAmax(*this, getAmax())))
+    return failure();
+  // scaled_matmul_quantize_c6
+  for (BlockScaledTensorType type :
+       {getLhs().getType(), getRhs().getType(), resultType})
+    if (type.isMX())
+      return emitOpError("supports NVFP4 operands and results only, got ")
+             << type;
+  return success();
 }
 
 Operation *ScaledMatmulQuantizeOp::decompose(RewriterBase &rewriter) {
@@ -300,17 +327,20 @@ LogicalResult PackOp::verify() {
   if (failed(verifyConstantAmax(*this, getAmax())))
     return failure();
   // pack_c4: an E4M3 block scale is a positive magnitude (the type's sign
-  // bit is always 0); 0x7F/0xFF are E4M3FN's NaN.
+  // bit is always 0); 0x7F/0xFF are E4M3FN's NaN. E8M0 has no sign and one
+  // NaN, 0xFF.
   DenseElementsAttr scales;
   if (!matchPattern(getScales(), m_Constant(&scales)))
     return success();
+  bool e8m0 = getResult().getType().isMX();
   ArrayRef<char> raw = scales.getRawData();
   for (auto [index, byte] : llvm::enumerate(raw)) {
     uint8_t bits = static_cast<uint8_t>(byte);
-    if ((bits & 0x80) == 0 && (bits & 0x7F) != 0x7F)
+    if (e8m0 ? bits != 0xFF : (bits & 0x80) == 0 && (bits & 0x7F) != 0x7F)
       continue;
-    return emitOpError("block scales must be non-negative and not NaN (E4M3 "
-                       "bits 0x00-0x7E), got 0x")
+    return emitOpError("block scales must be non-negative and not NaN (")
+           << (e8m0 ? "E8M0 bits 0x00-0xFE" : "E4M3 bits 0x00-0x7E")
+           << "), got 0x"
            << llvm::utohexstr(bits) << " at "
            << (scales.isSplat() ? std::string("every element")
                                 : "flat index " + std::to_string(index));

@@ -56,22 +56,36 @@ BlockScaledTensorType::verify(function_ref<InFlightDiagnostic()> emitError,
     return emitError() << "block-scaled tensor dimensions must be static and "
                           "positive";
   // tensor_t2
-  if (!isa<Float4E2M1FNType>(elementType))
+  if (!isa<Float4E2M1FNType, Float8E4M3FNType, Float8E5M2Type>(elementType))
     return emitError() << "block-scaled tensor element type must be f4E2M1FN, "
-                          "got "
+                          "f8E4M3FN or f8E5M2, got "
                        << elementType;
   // tensor_t3
-  if (!isa<Float8E4M3FNType>(scaleType))
-    return emitError() << "block-scaled tensor scale type must be f8E4M3FN, got "
+  bool e4m3Scale = isa<Float8E4M3FNType>(scaleType);
+  if (!e4m3Scale && !isa<Float8E8M0FNUType>(scaleType))
+    return emitError() << "block-scaled tensor scale type must be f8E4M3FN or "
+                          "f8E8M0FNU, got "
                        << scaleType;
+  // tensor_t7
+  if (e4m3Scale && !isa<Float4E2M1FNType>(elementType))
+    return emitError() << "f8E4M3FN scales (NVFP4) require f4E2M1FN elements, "
+                          "got "
+                       << elementType
+                       << " (MXFP8 has f8E8M0FNU scales)";
   // tensor_t4
-  bool oneByBlock = blockShape.size() == 2 && blockShape[0] == 1 &&
-                    blockShape[1] == kBlockSize;
-  bool tileBlock = blockShape.size() == 2 && blockShape[0] == kBlockSize &&
-                   blockShape[1] == kBlockSize;
-  if (!oneByBlock && !tileBlock) {
+  auto isBlock = [&](int64_t rows, int64_t cols) {
+    return blockShape.size() == 2 && blockShape[0] == rows &&
+           blockShape[1] == cols;
+  };
+  bool validBlock = e4m3Scale ? isBlock(1, kBlockSize) ||
+                                    isBlock(kBlockSize, kBlockSize)
+                              : isBlock(1, kMXBlockSize);
+  if (!validBlock) {
     InFlightDiagnostic diag = emitError()
-                              << "block shape must be 1x16 or 16x16, got ";
+                              << "block shape must be "
+                              << (e4m3Scale ? "1x16 or 16x16 with f8E4M3FN"
+                                            : "1x32 with f8E8M0FNU")
+                              << " scales, got ";
     llvm::interleave(blockShape, diag, "x");
     return diag;
   }
@@ -91,6 +105,15 @@ BlockScaledTensorType::verify(function_ref<InFlightDiagnostic()> emitError,
 //===----------------------------------------------------------------------===//
 // Derived types
 //===----------------------------------------------------------------------===//
+
+BlockScaledFormat BlockScaledTensorType::getFormat() const {
+  if (isa<Float8E4M3FNType>(getScaleType()))
+    return BlockScaledFormat::NVFP4;
+  return TypeSwitch<Type, BlockScaledFormat>(getElementType())
+      .Case([](Float8E4M3FNType) { return BlockScaledFormat::MXFP8E4M3; })
+      .Case([](Float8E5M2Type) { return BlockScaledFormat::MXFP8E5M2; })
+      .Default([](Type) { return BlockScaledFormat::MXFP4; });
+}
 
 RankedTensorType BlockScaledTensorType::getCodesType() const {
   return RankedTensorType::get(getShape(), getElementType());

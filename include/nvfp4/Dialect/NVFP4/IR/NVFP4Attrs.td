@@ -52,6 +52,24 @@ def NVFP4_ScaleLayoutAttr : EnumAttr<NVFP4_Dialect, NVFP4_ScaleLayout,
 }
 
 //===----------------------------------------------------------------------===//
+// Block-scaled format
+//===----------------------------------------------------------------------===//
+
+// The member of the block-scaled family an `!nvfp4.tensor` holds, derived from
+// its element type, scale type and block (never stored). The names are the
+// Python module's `format=` values (docs/Numerics.md section 11).
+def NVFP4_BlockScaledFormat : I32EnumAttr<"BlockScaledFormat",
+    "member of the block-scaled family", [
+      I32EnumAttrCase<"NVFP4", 0, "nvfp4">,
+      I32EnumAttrCase<"MXFP8E4M3", 1, "mxfp8_e4m3">,
+      I32EnumAttrCase<"MXFP8E5M2", 2, "mxfp8_e5m2">,
+      I32EnumAttrCase<"MXFP4", 3, "mxfp4">
+    ]> {
+  let cppNamespace = "::mlir::nvfp4";
+  let genSpecializedAttr = 0;
+}
+
+//===----------------------------------------------------------------------===//
 // Precision
 //===----------------------------------------------------------------------===//
 

@@ -49,6 +49,9 @@ constexpr llvm::StringLiteral kGeneratedKernelsAttrName = "nvfp4.generated";
 /// Elements per block along the contraction dimension (the NVFP4 block).
 constexpr int64_t kBlockSize = 16;
 
+/// Elements per block of the MX formats (OCP MX v1.0: 32).
+constexpr int64_t kMXBlockSize = 32;
+
 /// The most elements a block-scaled tensor may have (rule T6 of
 /// !nvfp4.tensor): 2^47. Padding the trailing dimensions to the 128x64
 /// swizzled scale tile multiplies the count by at most 512, and a byte size

@@ -26,11 +26,12 @@ def NVFP4_HighPrecisionTensor : RankedTensorOf<[BF16, F16, F32]>;
 /// section 4): its FP32 sums are then exact in all but pathological cases.
 def NVFP4_BF16Tensor : RankedTensorOf<[BF16]>;
 
-/// The E2M1 codes of a block-scaled tensor, one per element.
-def NVFP4_CodesTensor : RankedTensorOf<[F4E2M1FN]>;
+/// The element codes of a block-scaled tensor, one per element: E2M1 (NVFP4,
+/// MXFP4) or E4M3/E5M2 (MXFP8).
+def NVFP4_CodesTensor : RankedTensorOf<[F4E2M1FN, F8E4M3FN, F8E5M2]>;
 
-/// The E4M3 block scales of a block-scaled tensor.
-def NVFP4_ScalesTensor : RankedTensorOf<[F8E4M3FN]>;
+/// The block scales of a block-scaled tensor: E4M3 (NVFP4) or E8M0 (MX).
+def NVFP4_ScalesTensor : RankedTensorOf<[F8E4M3FN, F8E8M0FNU]>;
 
 /// The FP32 tensor amax.
 def NVFP4_Amax : TypeAlias<F32, "FP32 tensor amax">;
@@ -103,7 +104,7 @@ def NVFP4_AmaxOp : NVFP4_Op<"amax", [Pure]> {
 //===----------------------------------------------------------------------===//
 
 def NVFP4_QuantizeOp : NVFP4_Op<"quantize", [Pure, AttrSizedOperandSegments]> {
-  let summary = "quantize a high-precision tensor to NVFP4";
+  let summary = "quantize a high-precision tensor to NVFP4, MXFP8 or MXFP4";
   let description = [{
     Quantizes `input` to a block-scaled tensor with the block shape and scale
     layout of the result type, following TransformerEngine's recipe bit for
@@ -128,6 +129,13 @@ def NVFP4_QuantizeOp : NVFP4_Op<"quantize", [Pure, AttrSizedOperandSegments]> {
     the form `nvfp4-fuse-quantization` gives `quantize(hadamard(x))`: the
     transformed tensor never has to exist in memory.
 
+    With an MX result type (E8M0 scales, 1x32 blocks) the op quantizes per
+    OCP MX with TransformerEngine's scale rule (docs/Numerics.md section 11):
+    `s_b = 2^ceil(log2(bamax_b / max_elem))`, `q_i = elem(x_i / s_b)` with
+    round to nearest even and saturation. There is no tensor scale (the
+    result's amax part is 0), and stochastic rounding and `hadamard` are
+    NVFP4-only for now.
+
     With a constant `input` (at most 2^20 elements) and constant `amax` and
     `seed` where present, canonicalization computes the result at compile
     time with the numerics library and replaces the op by an `nvfp4.pack`
@@ -142,10 +150,14 @@ def NVFP4_QuantizeOp : NVFP4_Op<"quantize", [Pure, AttrSizedOperandSegments]> {
        RHT's 16-element runs).
     5. (C5) a constant `amax` is non-negative and not NaN (an amax is
        `max |x|`; `+inf` is valid).
+    6. (C6) with an MX result: no `amax` (MX has no tensor scale), no
+       `hadamard` and round to nearest even.
 
     Example:
 
     ```mlir
+    %m = nvfp4.quantize %x : tensor<128x256xbf16>
+        -> !nvfp4.tensor<128x256xf8E4M3FN, scale = f8E8M0FNU, block = 1x32>
     %q = nvfp4.quantize %x : tensor<128x256xbf16>
         -> !nvfp4.tensor<128x256xf4E2M1FN, scale = f8E4M3FN, block = 1x16>
     %g = nvfp4.quantize %dy amax(%a) rounding<stochastic> seed(%s)
@@ -226,7 +238,7 @@ def NVFP4_DualQuantizeOp : NVFP4_Op<"dual_quantize",
     1. (C1) `rowwise` has the shape of `input`.
     2. (C2) `columnwise` has the shape of `input` with the last two
        dimensions swapped.
-    3. (C3) both results have 1x16 blocks.
+    3. (C3) both results are NVFP4 with 1x16 blocks.
     4. (C4) each part has a `seed` exactly when its rounding is stochastic.
     5. (C5) with `hadamard`, `input` is BF16.
 
@@ -280,7 +292,9 @@ def NVFP4_DequantizeOp : NVFP4_Op<"dequantize", [Pure]> {
   let summary = "expand a block-scaled tensor to a high-precision tensor";
   let description = [{
     Computes `x_hat = (e2m1(q) * s_b) * (amax / 2688)` in FP32 for every
-    element and rounds it (to nearest even) to the result element type.
+    element of an NVFP4 input, `x_hat = elem(q) * 2^(s_b - 127)` for an MX
+    input (an E8M0 scale of 0xFF gives NaN), and rounds it (to nearest even)
+    to the result element type.
     `dequantize(quantize(x))` is *not* `x`: quantization loses information,
     and this op is never folded away against a quantize.
 
@@ -366,6 +380,11 @@ def NVFP4_ScaledMatmulOp : NVFP4_Op<"scaled_matmul", [Pure]> {
     `alpha = alpha_in * amax_A * amax_B / (36 * 448 * 448)` (`alpha_in`
     defaults to 1). The result is rounded to its element type.
 
+    With MX operands the blocks are the 32-element MX blocks, each
+    contributing `2^eA * 2^eB * sum(q_A * q_B)`, and `alpha = alpha_in`
+    (MX has no tensor scale; docs/Numerics.md section 11.4). MXFP8 operands
+    may mix E4M3 and E5M2 elements.
+
     `role` records which GEMM of a training step this is (fprop, dgrad,
     wgrad); it does not change the arithmetic.
 
@@ -382,6 +401,8 @@ def NVFP4_ScaledMatmulOp : NVFP4_Op<"scaled_matmul", [Pure]> {
     3. (C3) the result shape is [batch..., M, N].
     4. (C4) the result has at most 2^47 elements (operands within rule T6
        can still multiply to more: 2^43 x 16 by 2^43 x 16).
+    5. (C5) `lhs` and `rhs` have the same scale type: both NVFP4 or both MX
+       (the K blocks of the two operands must line up).
 
     Example:
 
@@ -449,6 +470,8 @@ def NVFP4_ScaledMatmulQuantizeOp
     3. (C3) the result shape is [batch..., M, N].
     4. (C4) the result has 1x16 blocks and linear scales.
     5. (C5) a constant `amax` is non-negative and not NaN.
+    6. (C6) `lhs`, `rhs` and the result are NVFP4 (the quantizing epilogue
+       exists for NVFP4 only).
 
     Example:
 
@@ -501,20 +524,21 @@ def NVFP4_PackOp : NVFP4_Op<"pack", [Pure,
   let summary = "assemble a block-scaled tensor from codes, scales and amax";
   let description = [{
     Builds a block-scaled tensor from its parts, e.g. a checkpoint quantized
-    elsewhere. `codes` holds one E2M1 value per element, `scales` the E4M3
-    block scales in the result's layout (see `!nvfp4.tensor`), and `amax` the
-    FP32 tensor amax. Operand types are implied by the result type. On the
+    elsewhere. `codes` holds one element value per element (the result's
+    element type), `scales` the block scales in the result's layout and
+    scale type (see `!nvfp4.tensor`), and `amax` the FP32 tensor amax (unused
+    by the MX formats). Operand types are implied by the result type. On the
     GPU path the codes are one byte each in memory, as MLIR stores
     `f4E2M1FN` (the code in the low nibble, zero above), and a kernel packs
     them two per byte.
 
     Constraints:
 
-    1. (C1) `codes` has the shape of the result, element type `f4E2M1FN`.
-    2. (C2) `scales` has the result's scale shape, element type `f8E4M3FN`.
+    1. (C1) `codes` has the shape and element type of the result.
+    2. (C2) `scales` has the result's scale shape and scale type.
     3. (C3) a constant `amax` is non-negative and not NaN.
     4. (C4) constant `scales` are non-negative and not NaN (E4M3 bits
-       0x00-0x7E: a block scale is a magnitude).
+       0x00-0x7E: a block scale is a magnitude; E8M0 bits 0x00-0xFE).
 
     Example:
 
@@ -541,14 +565,14 @@ def NVFP4_UnpackOp : NVFP4_Op<"unpack", [Pure,
         "::llvm::cast<BlockScaledTensorType>($_self).getScalesType()">]> {
   let summary = "split a block-scaled tensor into codes, scales and amax";
   let description = [{
-    The inverse of `nvfp4.pack`: returns the E2M1 codes (one per element),
-    the E4M3 block scales in the input's layout and the FP32 tensor amax.
+    The inverse of `nvfp4.pack`: returns the element codes (one per element),
+    the block scales in the input's layout and the FP32 tensor amax.
     `unpack(pack(c, s, a))` folds to `(c, s, a)`.
 
     Constraints:
 
-    1. (C1) `codes` has the shape of the input, element type `f4E2M1FN`.
-    2. (C2) `scales` has the input's scale shape, element type `f8E4M3FN`.
+    1. (C1) `codes` has the shape and element type of the input.
+    2. (C2) `scales` has the input's scale shape and scale type.
 
     Example:
 

@@ -13,8 +13,8 @@ include "mlir/IR/BuiltinTypeInterfaces.td"
 
 def NVFP4_BlockScaledTensor : TypeDef<NVFP4_Dialect, "BlockScaledTensor"> {
   let mnemonic = "tensor";
-  let summary = "a block-scaled tensor: E2M1 values, E4M3 block scales and an "
-                "FP32 tensor amax";
+  let summary = "a block-scaled tensor: narrow values, block scales and an "
+                "FP32 tensor amax (NVFP4, MXFP8, MXFP4)";
   let description = [{
     One SSA value that carries everything needed to interpret a quantized
     tensor:
@@ -22,26 +22,39 @@ def NVFP4_BlockScaledTensor : TypeDef<NVFP4_Dialect, "BlockScaledTensor"> {
     * `shape`: the logical shape (static, rank >= 2). The last dimension is
       the contraction dimension; blocks run along it. Leading dimensions
       beyond the last two are batch dimensions.
-    * `elementType`: the element format, `f4E2M1FN`.
-    * `scaleType`: the block-scale format, `f8E4M3FN` (sign bit always 0).
-    * `blockShape`: `1x16` (16 consecutive elements of a row) or `16x16`
-      (a tile over the last two dimensions, the weight recipe).
+    * `elementType`: the element format, `f4E2M1FN` (NVFP4, MXFP4),
+      `f8E4M3FN` or `f8E5M2` (MXFP8).
+    * `scaleType`: the block-scale format, `f8E4M3FN` (NVFP4; sign bit always
+      0) or `f8E8M0FNU` (the power-of-two scale of the MX formats).
+    * `blockShape`: for NVFP4 `1x16` (16 consecutive elements of a row) or
+      `16x16` (a tile over the last two dimensions, the weight recipe); for
+      the MX formats `1x32`.
     * `layout`: how the block scales are laid out in memory (`linear` is the
       row-major scale matrix; `swizzled_128x4` is the layout tensor cores
       read). Omitted when `linear`.
 
-    The FP32 tensor amax is part of the value; it is not in the type.
+    The FP32 tensor amax is part of the value; it is not in the type. The MX
+    formats have no tensor scale: their amax part is 0 and unused
+    (docs/Numerics.md section 11).
+
+    | format | element | scale | block |
+    |---|---|---|---|
+    | NVFP4 | `f4E2M1FN` | `f8E4M3FN` | `1x16`, `16x16` |
+    | MXFP8 | `f8E4M3FN`, `f8E5M2` | `f8E8M0FNU` | `1x32` |
+    | MXFP4 | `f4E2M1FN` | `f8E8M0FNU` | `1x32` |
 
     Constraints (verified):
 
     1. (T1) rank >= 2 and every dimension static and positive;
-    2. (T2) the element type is `f4E2M1FN`;
-    3. (T3) the scale type is `f8E4M3FN`;
-    4. (T4) the block shape is `1x16` or `16x16`;
+    2. (T2) the element type is `f4E2M1FN`, `f8E4M3FN` or `f8E5M2`;
+    3. (T3) the scale type is `f8E4M3FN` or `f8E8M0FNU`;
+    4. (T4) the block shape is one the format admits: `1x16` or `16x16` with
+       `f8E4M3FN` scales, `1x32` with `f8E8M0FNU` scales;
     5. (T5) the block divides the last two dimensions;
     6. (T6) at most 2^47 elements, so that no size or index derived from the
        type (scales padded to the 128x64 swizzle tile, byte offsets)
-       overflows 64 bits.
+       overflows 64 bits;
+    7. (T7) `f8E4M3FN` scales (NVFP4) go with `f4E2M1FN` elements only.
 
     Example:
 
@@ -49,6 +62,8 @@ def NVFP4_BlockScaledTensor : TypeDef<NVFP4_Dialect, "BlockScaledTensor"> {
     !nvfp4.tensor<256x512xf4E2M1FN, scale = f8E4M3FN, block = 1x16>
     !nvfp4.tensor<512x512xf4E2M1FN, scale = f8E4M3FN, block = 16x16,
                   layout = swizzled_128x4>
+    !nvfp4.tensor<256x512xf8E4M3FN, scale = f8E8M0FNU, block = 1x32>
+    !nvfp4.tensor<256x512xf4E2M1FN, scale = f8E8M0FNU, block = 1x32>
     ```
   }];
 
@@ -87,11 +102,19 @@ def NVFP4_BlockScaledTensor : TypeDef<NVFP4_Dialect, "BlockScaledTensor"> {
     int64_t getBlockCols() const { return getBlockShape()[1]; }
     bool isTwoDimensionalBlock() const { return getBlockRows() != 1; }
 
-    /// The tensor type of the E2M1 codes, one per element.
+    /// The member of the block-scaled family this type holds.
+    ::mlir::nvfp4::BlockScaledFormat getFormat() const;
+    /// True for the MX formats (E8M0 scales, no tensor scale).
+    bool isMX() const {
+      return getFormat() != ::mlir::nvfp4::BlockScaledFormat::NVFP4;
+    }
+
+    /// The tensor type of the element codes, one per element.
     ::mlir::RankedTensorType getCodesType() const;
     /// The tensor type of the block scales in this type's layout:
-    /// linear: [batch..., rows / blockRows, cols / 16];
-    /// swizzled_128x4: [batch..., roundUp(rows, 128), roundUp(cols / 16, 4)],
+    /// linear: [batch..., rows / blockRows, cols / blockCols];
+    /// swizzled_128x4: [batch..., roundUp(rows, 128),
+    /// roundUp(cols / blockCols, 4)],
     /// with 16x16-block scales replicated into each of the 16 rows, which is
     /// the form tensor cores consume.
     ::mlir::RankedTensorType getScalesType() const;
