@@ -146,13 +146,13 @@ def reference_program(block_text):
     return "\n".join(parts + main) + "\n"
 
 
-def fp32_accumulation(block_text):
+def fp32_accumulation(block_text, ops=("batch_matmul",), expected=2):
     """The block with its BF16 GEMMs accumulating in FP32, rounded once --
     what the GPU's wgmma GEMM computes. linalg.batch_matmul with a BF16 C
     accumulates in BF16 (every partial sum rounded), which the CPU reference
     does literally; the case reports the error against both."""
     out = []
-    pattern = re.compile(r"^(\s*)(%\w+) = (linalg\.batch_matmul .*) outs\((%\w+) : "
+    pattern = re.compile(r"^(\s*)(%%\w+) = (linalg\.(?:%s) .*) outs\((%%\w+) : " % "|".join(ops) +
                          r"tensor<([0-9x]+)xbf16>\) -> tensor<[0-9x]+xbf16>$")
     count = 0
     for line in block_text.splitlines():
@@ -169,11 +169,11 @@ def fp32_accumulation(block_text):
                 % (indent, result, result, result, f32, f32),
                 "%s%s_f32 = %s outs(%s_init_f32 : %s) -> %s" % (indent, result, head, result, f32, f32),
                 "%s%s = arith.truncf %s_f32 : %s to tensor<%sxbf16>" % (indent, result, result, f32, shape)]
-    assert count == 2, "expected the block's two attention BMMs"
+    assert count == expected, "expected %d BF16 contractions, found %d" % (expected, count)
     return "\n".join(out) + "\n"
 
 
-def run_reference(build, out, name, block_text):
+def run_reference(build, out, name, block_text, precision="--nvfp4-assign-precision"):
     """The CPU reference pipeline's output of @decoder_block (FP32 values),
     after checking that the program's inputs equal model_inputs.py's."""
     program = reference_program(block_text)
@@ -183,7 +183,7 @@ def run_reference(build, out, name, block_text):
     start = time.time()
     lowered = subprocess.run(
         [os.path.join(build, "bin", "nvfp4-opt"), path,
-         "--nvfp4-assign-precision", "--nvfp4-apply-recipe", "--nvfp4-fuse-quantization",
+         precision, "--nvfp4-apply-recipe", "--nvfp4-fuse-quantization",
          "--nvfp4-reference-pipeline"], check=True, capture_output=True, text=True).stdout
     run = subprocess.run(
         [LLVM + "/bin/mlir-runner", "-e", "main", "-entry-point-result=void", "-O2",
