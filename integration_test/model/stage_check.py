@@ -156,8 +156,10 @@ def show(e):
     return "%.2e %.4f %.4f %.1e" % e
 
 
-def run_bundle(case, bundle, args):
-    """nvfp4-run with every non-argument bf16 buffer as a result: {buffer: values}."""
+def run_bundle(case, bundle, args, perturb=False):
+    """nvfp4-run with every non-argument bf16 buffer as a result: {buffer: values}.
+    perturb: the hidden state's first element 1 BF16 ulp off (its lowest
+    mantissa bit flipped), and only the output read back."""
     work = tempfile.mkdtemp(prefix="nvfp4-stages-")
     manifest = json.load(open(os.path.join(case, bundle + ".json")))
     results = {}
@@ -166,7 +168,7 @@ def run_bundle(case, bundle, args):
             results[i] = b["result"]
     next_result = max(results.values()) + 1
     for i, b in enumerate(manifest["buffers"]):
-        if "argument" in b or "result" in b or b["element_type"] != "bf16" or b["elements"] < 16384:
+        if perturb or "argument" in b or "result" in b or b["element_type"] != "bf16" or b["elements"] < 16384:
             continue
         b["result"] = next_result
         results[i] = next_result
@@ -177,7 +179,10 @@ def run_bundle(case, bundle, args):
                "--manifest=" + patched]
     for index, (name, shape, seed, exponent, signed) in enumerate(model_inputs.ARGUMENTS):
         path = os.path.join(work, name + ".bin")
-        model_inputs.bf16_bits(shape, seed, exponent, signed).tofile(path)
+        bits = model_inputs.bf16_bits(shape, seed, exponent, signed)
+        if perturb and name == "hidden":
+            bits.flat[0] ^= 1
+        bits.tofile(path)
         command += ["--input", "%d=%s" % (index, path)]
     for buffer, result in results.items():
         command += ["--output", "%d=%s" % (result, os.path.join(work, "b%d.bin" % buffer))]
@@ -281,6 +286,11 @@ def main():
             n = error(chain["h41"].reshape(-1), ref)
             print("numpy block  vs %s: %s   <- two correct FP32-accumulation formulations"
                   % (os.path.basename(reference), show(n)))
+    # How far does a 1-ulp change of one input element move this bundle's
+    # own output? The floor any reference comparison of the block can reach.
+    moved, _, _ = run_bundle(case, bundle, values, perturb=True)
+    print("%s output with hidden[0,0] 1 ulp off vs %s output (both GPU): %s"
+          % (bundle, bundle, show(error(moved[output_buffer], y))))
     if len(references) == 2:
         a, b = (np.fromfile(r, np.float32) for r in references)
         print("%s vs %s (CPU vs CPU): %s" % (os.path.basename(references[0]),
