@@ -31,7 +31,7 @@ SKIPS = [
     (r"^cmake -G Ninja -S \. -B build-",
      "configures another build tree (what scripts/sanitize.sh does)"),
     (ENV + r"build-fuzz/", "needs the fuzzing build (scripts/fuzz.sh)"),
-    (ENV + r"bash integration_test/run_\w+_suite\.sh",
+    (ENV + r"bash integration_test/run_\w+\.sh",
      "needs the GPU machine (or writes its cases for it: minutes of CPU "
      "reference)"),
     (r"^nvfp4-run (?!--manifest=\S+ --describe)", "needs a CUDA GPU"),
