@@ -55,6 +55,17 @@ def time_batched_ms(fn, batch=10, repeat=REPEAT):
     return float(np.median(times))
 
 
+def device_copy_gbs():
+    """The device copy of 1 GiB: (ms, GB/s counting read + write), the
+    ceiling of memory-bound kernels; printed."""
+    src = cp.empty(1 << 30, cp.uint8)
+    dst = cp.empty_like(src)
+    ms = time_batched_ms(lambda: dst.__setitem__(slice(None), src))
+    gbs = 2 * src.nbytes / ms / 1e6
+    print(f"device copy 1 GiB: {ms:.3f} ms, {gbs:.0f} GB/s")
+    return ms, gbs
+
+
 def program(path, name, args):
     """A callable that runs nvfp4 program `name` with `args` (arrays or
     scalars, by function argument)."""

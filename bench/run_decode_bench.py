@@ -25,7 +25,7 @@ import cupy as cp
 import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from run_bench import program, time_batched_ms  # noqa: E402
+from run_bench import device_copy_gbs, program  # noqa: E402
 from run_gemm_bench import operands  # noqa: E402
 
 COPIES = 8
@@ -69,12 +69,7 @@ def main():
         variants = f.read().split()
     rng = cp.random.default_rng(0)
 
-    src = cp.empty(1 << 30, cp.uint8)
-    dst = cp.empty_like(src)
-    big_ms = time_batched_ms(lambda: dst.__setitem__(slice(None), src))
-    big_gbs = 2 * src.nbytes / big_ms / 1e6
-    del src, dst
-    print(f"device copy 1 GiB: {big_ms:.3f} ms, {big_gbs:.0f} GB/s")
+    big_ms, big_gbs = device_copy_gbs()
 
     summary = []
     for shape in shapes:

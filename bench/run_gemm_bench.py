@@ -24,7 +24,7 @@ import numpy as np
 import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from run_bench import program, time_batched_ms, time_ms  # noqa: E402
+from run_bench import device_copy_gbs, program, time_ms  # noqa: E402
 
 
 def operands(rng, m, n, k, block_b):
@@ -57,12 +57,7 @@ def main():
     rng = cp.random.default_rng(0)
 
     # The copy bandwidth (read + write), the ceiling of memory-bound shapes.
-    src = cp.empty(1 << 30, cp.uint8)
-    dst = cp.empty_like(src)
-    copy_ms = time_batched_ms(lambda: dst.__setitem__(slice(None), src))
-    copy_gbs = 2 * src.nbytes / copy_ms / 1e6
-    del src, dst
-    print(f"device copy 1 GiB: {copy_ms:.3f} ms, {copy_gbs:.0f} GB/s")
+    copy_ms, copy_gbs = device_copy_gbs()
 
     rows = []
     for shape in shapes:

@@ -749,27 +749,30 @@ void GemmPipelineEmitter::emitProducer() {
     b.setInsertionPointToStart(ifLane0Copies.thenBlock());
     issueStepCopies(stage, kStep, batchIdx, rowA0, rowB0);
   }
-  if (plan.fullArrivals() == 2) {
-    // Linear scales re-laid as 128x4 atoms by the producer lanes with
-    // st.shared (generic proxy) are read by tcgen05.cp (async proxy): each
-    // lane fences its own stores, the warp syncs, and lane 0 arrives for
-    // all of them (PTX ISA 9.7.16.6, 9.7.13.15.18).
-    Value stageBase = stagePtr(stage);
-    for (auto [op, scales, row0] :
-         {std::tuple(&plan.a, scalesA, rowA0), std::tuple(&plan.b, scalesB, rowB0)})
-      if (op->type.getLayout() == ScaleLayout::Linear)
-        stageScalesAsAtoms(*op, scales, batchIdx, row0, kStep, stageBase);
-    NVVM::FenceProxyOp::create(
-        b, loc, NVVM::ProxyKind::async_shared,
-        NVVM::SharedSpaceAttr::get(b.getContext(),
-                                   NVVM::SharedSpace::shared_cta));
-    NVVM::SyncWarpOp::create(b, loc, c32(-1));
-    auto ifLane0Done = scf::IfOp::create(b, loc, eq(lane, 0), false);
-    OpBuilder::InsertionGuard g(b);
-    b.setInsertionPointToStart(ifLane0Done.thenBlock());
-    NVVM::MBarrierArriveOp::create(b, loc, Type(), fullBarrier(stage),
-                                   Value());
-  }
+  if (plan.fullArrivals() == 2)
+    relayScales(stage, kStep, batchIdx, rowA0, rowB0);
+}
+
+void GemmPipelineEmitter::relayScales(Value stage, Value kStep, Value batch,
+                                      Value tileRowA, Value tileRowB) {
+  // Linear scales re-laid as 128x4 atoms by the producer lanes with
+  // st.shared (generic proxy) are read by tcgen05.cp (async proxy): each
+  // lane fences its own stores, the warp syncs, and lane 0 arrives for
+  // all of them (PTX ISA 9.7.16.6, 9.7.13.15.18).
+  Value stageBase = stagePtr(stage);
+  for (auto [op, scales, row0] : {std::tuple(&plan.a, scalesA, tileRowA),
+                                  std::tuple(&plan.b, scalesB, tileRowB)})
+    if (op->type.getLayout() == ScaleLayout::Linear)
+      stageScalesAsAtoms(*op, scales, batch, row0, kStep, stageBase);
+  NVVM::FenceProxyOp::create(
+      b, loc, NVVM::ProxyKind::async_shared,
+      NVVM::SharedSpaceAttr::get(b.getContext(),
+                                 NVVM::SharedSpace::shared_cta));
+  NVVM::SyncWarpOp::create(b, loc, c32(-1));
+  auto ifLane0Done = scf::IfOp::create(b, loc, eq(lane, 0), false);
+  OpBuilder::InsertionGuard g(b);
+  b.setInsertionPointToStart(ifLane0Done.thenBlock());
+  NVVM::MBarrierArriveOp::create(b, loc, Type(), fullBarrier(stage), Value());
 }
 
 void GemmPipelineEmitter::emitPersistentProducer() {
@@ -797,25 +800,8 @@ void GemmPipelineEmitter::emitPersistentProducer() {
     b.setInsertionPointToStart(ifLane0Copies.thenBlock());
     issueStepCopies(stage, kStep, tile.batch, tile.rowA, tile.rowB);
   }
-  if (plan.fullArrivals() == 2) {
-    // As in emitProducer: re-laid linear scales, then one arrival.
-    Value stageBase = stagePtr(stage);
-    for (auto [op, scales, row0] :
-         {std::tuple(&plan.a, scalesA, tile.rowA),
-          std::tuple(&plan.b, scalesB, tile.rowB)})
-      if (op->type.getLayout() == ScaleLayout::Linear)
-        stageScalesAsAtoms(*op, scales, tile.batch, row0, kStep, stageBase);
-    NVVM::FenceProxyOp::create(
-        b, loc, NVVM::ProxyKind::async_shared,
-        NVVM::SharedSpaceAttr::get(b.getContext(),
-                                   NVVM::SharedSpace::shared_cta));
-    NVVM::SyncWarpOp::create(b, loc, c32(-1));
-    auto ifLane0Done = scf::IfOp::create(b, loc, eq(lane, 0), false);
-    OpBuilder::InsertionGuard g(b);
-    b.setInsertionPointToStart(ifLane0Done.thenBlock());
-    NVVM::MBarrierArriveOp::create(b, loc, Type(), fullBarrier(stage),
-                                   Value());
-  }
+  if (plan.fullArrivals() == 2)
+    relayScales(stage, kStep, tile.batch, tile.rowA, tile.rowB);
 }
 
 void GemmPipelineEmitter::stageScalesAsAtoms(const GemmOperand &op,

@@ -501,6 +501,12 @@ private:
   /// Stores one byte of codes of C[row, col] (absolute; col even) if
   /// `inside`.
   void storeCodes(Value row, Value col, Value codes, Value inside);
+  /// The producer lanes' part of a step with GemmScaleStaging::Atoms128x4:
+  /// re-lay the linear scales of the tile at (`batch`, `tileRowA`,
+  /// `tileRowB`) into stage `stage`, fence, and the second arrival on its
+  /// "full" barrier. Every producer lane calls it.
+  void relayScales(Value stage, Value kStep, Value batch, Value tileRowA,
+                   Value tileRowB);
   void stageScalesAsAtoms(const GemmOperand &op, Value scales, Value batch,
                           Value tileRow0, Value kStep, Value stageBase);
 
