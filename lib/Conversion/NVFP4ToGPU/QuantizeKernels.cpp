@@ -1357,8 +1357,6 @@ TileLane locateTileLane(OpBuilder &b, Location loc, Value region, int64_t k,
           valid};
 }
 
-/// Persistent schedule of the 16x16 kernels: one 4 x 8-tile region per
-/// group.
 /// The 16x16 kernels' blocks per multiprocessor: always the heavy
 /// kernels' 3 (80 registers). The staged code stores keep their
 /// loop-invariant addressing live, and at 64 registers ptxas spilled 32
@@ -1366,8 +1364,10 @@ TileLane locateTileLane(OpBuilder &b, Location loc, Value region, int64_t k,
 /// block, and 8192 x 8192 with the transposed copy).
 constexpr int64_t kTileBlocksPerMultiprocessor = 3;
 
+/// Persistent schedule of the 16x16 kernels: one 4 x 8-tile region per
+/// group.
 PersistentSchedule tileSchedule(int64_t tileRows, int64_t tileCols,
-                                bool stochastic, const ChipInfo &chip) {
+                                const ChipInfo &chip) {
   int64_t regions = llvm::divideCeil(tileRows, kRegionTileRows) *
                     llvm::divideCeil(tileCols, kRegionTileCols);
   return persistentSchedule(regions * kThreadsPerBlock, /*reverse=*/true,
@@ -1399,7 +1399,7 @@ gpu::GPUFuncOp buildTileQuantizeKernel(ModuleOp module,
   int64_t rows = type.getRows(), cols = type.getCols();
   int64_t tileRows = count / cols / 16, tileCols = cols / 16;
   int64_t regionCols = llvm::divideCeil(tileCols, kRegionTileCols);
-  schedule = tileSchedule(tileRows, tileCols, stochastic, chip);
+  schedule = tileSchedule(tileRows, tileCols, chip);
   PersistentSchedule local = schedule;
   QuantizeSignature sig = quantizeSignature(type, elementType, stochastic,
                                             amaxArgument, transposedCopy);
