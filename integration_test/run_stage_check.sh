@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Issue 18's diagnosis: is the Llama block's 11-14% error on the H200 a kernel
-# bug or NVFP4 code flips amplified through the block?
+# The Llama block stage by stage (issue 18): every kernel of the NVFP4 and the
+# all-BF16 bundle against numpy recomputed from the GPU's own inputs, the
+# NVFP4 GEMMs and their operands' codes bit for bit (model/stage_check.py).
 #   1. here: adds to the model case (integration_test/model_case, written by
 #      run_model_suite.sh) the all-BF16 bundle of the same block
 #      (--keep-first=2 --keep-last=8: all 9 GEMMs BF16 wgmma, no quantization),
@@ -32,7 +33,7 @@ m.run_reference(sys.argv[2], sys.argv[3], "reference_bf16", text,
                 precision="--nvfp4-assign-precision=keep-first=2 keep-last=8")
 PY
   fi
-  cp "$HERE/model/stage_check.py" "$HERE/model/model_inputs.py" "$CASE/"
+  cp "$HERE/model/stage_check.py" "$HERE/model/model_inputs.py" "$HERE/model/nvfp4_numpy.py" "$CASE/"
   exit 0
 fi
 
@@ -40,8 +41,9 @@ LOG=${OUT:-$HERE}/stage-check.log
 {
   echo "== all-BF16 bundle (no quantization): every stage, and the output vs its CPU reference"
   python3 "$CASE/stage_check.py" "$CASE" block_bf16 bf16 "$CASE/reference_bf16.f32"; s1=$?
-  echo "== NVFP4 bundle: every stage that is not an NVFP4 GEMM"
+  echo "== NVFP4 bundle: every stage, the NVFP4 GEMMs and their operands' codes against nvfp4_numpy"
   python3 "$CASE/stage_check.py" "$CASE" block nvfp4 "$CASE/reference_fp32acc.f32" "$CASE/reference.f32"; s2=$?
   echo "stage check exit status: bf16 $s1, nvfp4 $s2"
   exit $(( s1 || s2 ))
 } 2>&1 | tee "$LOG"
+exit "${PIPESTATUS[0]}"

@@ -250,7 +250,7 @@ def main():
     for name in os.listdir(os.path.join(build, "lib")):
         if name.startswith("libnvfp4_runtime.so"):
             shutil.copy(os.path.join(build, "lib", name), out, follow_symlinks=True)
-    for name in ("model_inputs.py", "run_model_case.py"):
+    for name in ("model_inputs.py", "run_model_case.py", "stage_check.py", "nvfp4_numpy.py"):
         shutil.copy(os.path.join(HERE, name), out)
 
 

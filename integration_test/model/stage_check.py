@@ -1,33 +1,45 @@
 """Per-stage check of a compiled Llama block on the GPU machine (issue 18).
 
-The full block is 11-14% (max-norm) off its CPU reference on the H200. This
-script says whether a kernel is wrong or the NVFP4 quantizations amplify
-rounding-level differences. It runs a bundle through nvfp4-run with every
-internal device buffer declared a result (nvfp4-run allocates each manifest
-buffer separately and keeps it until the end, so after the launch sequence
-each holds what its producing kernel wrote), then recomputes every stage of
-the block in numpy (FP64 GEMM accumulation, FP32 elementwise math, BF16
-rounding where the IR rounds) from the GPU's own input buffers of that stage
-("local" error: one kernel in isolation, should be ~1 BF16 ulp) and, for an
-all-BF16 bundle, also along the whole numpy chain ("chain" error).
+It runs a bundle through nvfp4-run with every internal device buffer
+declared a result (nvfp4-run allocates each manifest buffer separately and
+keeps it until the end, so after the launch sequence each holds what its
+producing kernel wrote), then recomputes every stage of the block in numpy
+(FP64 GEMM accumulation, FP32 elementwise math, BF16 rounding where the IR
+rounds; NVFP4 quantization and GEMMs by nvfp4_numpy.py) from the GPU's own
+input buffers of that stage ("local" error: one kernel in isolation, should
+be ~1 BF16 ulp) and along the whole numpy chain from the block's inputs
+("chain" error). For every NVFP4 GEMM it also looks for the packed codes of
+both operands among the bundle's byte buffers: they must be bit-identical
+to nvfp4_numpy's quantization of the GPU's own input.
+
+Why stages and not only the output: an NVFP4 block is not continuous under
+rounding. A BF16 value one ulp away flips a code or a block scale, and the
+next quantization turns the difference into more flips; with 0.1% of one
+activation's elements 1 ulp off, the FFN's output moves by 5.5e-2 (max-norm,
+docs/Runtime.md). Two correct formulations that sum in different orders
+(the CPU reference's sequential FP32 RMSNorm sum, numpy's FP64 one) end
+1.1e-1 apart although every NVFP4 stage of each, given the other's inputs,
+is bit-identical.
 
 A stage's GPU buffer is found by value: the buffer of the stage's element
-count that is closest to the recomputed stage. Stages whose inputs come from
-NVFP4 GEMMs (not recomputed here) search their input buffer the same way.
+count that is closest to the recomputed stage.
 
 Usage: stage_check.py CASE BUNDLE MODE [REFERENCE.f32...]
        stage_check.py --numpy-only REFERENCE.f32   (no GPU: the numpy block only)
-  MODE bf16: every GEMM is BF16 (nvfp4-compile --keep-first=2 --keep-last=8),
-             every stage is checked; with REFERENCE (the mlir-runner output of
-             the same IR, FP32 accumulation) the output's distance to it is
-             printed next to the numpy block's, the floor that two correct
-             FP32-accumulation formulations reach.
-  MODE nvfp4: the 7 linear GEMMs are NVFP4 (reported against BF16 GEMMs of the
-             same inputs, not judged); every other stage is checked. With two
+  MODE bf16: every GEMM is BF16 (nvfp4-compile --keep-first=2 --keep-last=8);
+             with REFERENCE (the mlir-runner output of the same IR, FP32
+             accumulation) the output's distance to it is printed next to the
+             numpy block's, the floor that two correct formulations reach.
+  MODE nvfp4: the 7 linear GEMMs are NVFP4, checked like every other stage
+             against nvfp4_numpy, their operands' codes bit for bit. With two
              REFERENCEs their distance to each other is printed too.
 A stage passes when its local error is rounding only: at most 0.1% of the
 elements more than 1 BF16 ulp off and max-norm relative error <= 8e-3.
-Exit status 0: every checked stage passes.
+End to end, the output must be within 8e-3 of the numpy block (bf16), or
+within the distance a 1-ulp change of 0.1% of the hidden state's elements
+moves the bundle's own output (nvfp4).
+Exit status 0: every stage passes, every NVFP4 operand's codes were found
+and the output is within its bound.
 """
 
 import json
@@ -41,6 +53,7 @@ import numpy as np
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import model_inputs  # noqa: E402
+import nvfp4_numpy  # noqa: E402
 
 TOLERANCE = 8e-3
 
@@ -110,6 +123,12 @@ def add(a, b):
     return bf16(a + b)
 
 
+def nvfp4_mm(x, w):
+    """The recipe's fprop GEMM: X 1x16, W 16x16 tiles, BF16 result."""
+    return bf16(nvfp4_numpy.scaled_matmul(nvfp4_numpy.quantize(x),
+                                          nvfp4_numpy.quantize(w, tile=True)))
+
+
 # (stage, op, inputs, shape, is a linear GEMM)
 STAGES = [
     ("xn1", rms, ["hidden", "attn_norm"], (128, 4096), False),
@@ -158,8 +177,9 @@ def show(e):
 
 def run_bundle(case, bundle, args, perturb=False):
     """nvfp4-run with every non-argument bf16 buffer as a result: {buffer: values}.
-    perturb: the hidden state's first element 1 BF16 ulp off (its lowest
-    mantissa bit flipped), and only the output read back."""
+    perturb: 0.1% of the hidden state's elements (a fixed random choice) 1
+    BF16 ulp off (their lowest mantissa bit flipped), and only the output
+    read back."""
     work = tempfile.mkdtemp(prefix="nvfp4-stages-")
     manifest = json.load(open(os.path.join(case, bundle + ".json")))
     results = {}
@@ -168,7 +188,8 @@ def run_bundle(case, bundle, args, perturb=False):
             results[i] = b["result"]
     next_result = max(results.values()) + 1
     for i, b in enumerate(manifest["buffers"]):
-        if perturb or "argument" in b or "result" in b or b["element_type"] != "bf16" or b["elements"] < 16384:
+        if perturb or "argument" in b or "result" in b or b["elements"] < 16384 \
+                or b["element_type"] not in ("bf16", "i8"):
             continue
         b["result"] = next_result
         results[i] = next_result
@@ -181,15 +202,19 @@ def run_bundle(case, bundle, args, perturb=False):
         path = os.path.join(work, name + ".bin")
         bits = model_inputs.bf16_bits(shape, seed, exponent, signed)
         if perturb and name == "hidden":
-            bits.flat[0] ^= 1
+            chosen = np.random.default_rng(0).choice(bits.size, bits.size // 1000, replace=False)
+            bits.flat[chosen] ^= 1
         bits.tofile(path)
         command += ["--input", "%d=%s" % (index, path)]
     for buffer, result in results.items():
         command += ["--output", "%d=%s" % (result, os.path.join(work, "b%d.bin" % buffer))]
     env = dict(os.environ, LD_LIBRARY_PATH=case + ":" + os.environ.get("LD_LIBRARY_PATH", ""))
     subprocess.run(command, check=True, env=env)
-    out = {b: from_bits(np.fromfile(os.path.join(work, "b%d.bin" % b), np.uint16))
-           for b in results}
+    out = {}
+    for b in results:
+        path = os.path.join(work, "b%d.bin" % b)
+        out[b] = (np.fromfile(path, np.uint8) if manifest["buffers"][b]["element_type"] == "i8"
+                  else from_bits(np.fromfile(path, np.uint16)))
     return out, results, manifest
 
 
@@ -220,85 +245,95 @@ def main():
     print("local = numpy of this stage from the GPU's own input buffers; chain = the numpy block")
 
     gpu = {}      # stage -> (buffer, values) the GPU computed
-    chain = dict(values)  # the numpy chain (bf16 mode)
+    chain = dict(values)  # the numpy chain from the block's inputs
     ok = True
 
     def best_output(ref, candidates, exclude=()):
         scored = sorted((error(buffers[b], ref), b) for b in candidates if b not in exclude)
         return scored[0] if scored else None
 
+    quantized = {}  # id(array) -> nvfp4_numpy.Quantized of a GEMM operand
+
+    def quantize(x, tile):
+        key = (id(x), tile)
+        if key not in quantized:
+            quantized[key] = (x, nvfp4_numpy.quantize(x, tile=tile))
+        return quantized[key][1]
+
+    def stage_op(op, linear):
+        if mode == "nvfp4" and linear:
+            return lambda x, w: bf16(nvfp4_numpy.scaled_matmul(quantize(x, False),
+                                                               quantize(w, True)))
+        return op
+
+    def find_codes(x, tile):
+        """Is nvfp4_numpy's packed quantization of x some byte buffer?"""
+        packed = quantize(x, tile).packed().reshape(-1)
+        return any(v.size == packed.size and np.array_equal(v, packed)
+                   for b, v in buffers.items()
+                   if manifest["buffers"][b]["element_type"] == "i8")
+
     for name, op, inputs, shape, linear in STAGES:
         size = int(np.prod(shape))
-        candidates = [b for b, v in buffers.items() if v.size == size]
+        candidates = [b for b, v in buffers.items()
+                      if v.size == size and manifest["buffers"][b]["element_type"] == "bf16"]
         if name == "h41":
             candidates = [output_buffer]
-        known = [i in values or i in gpu for i in inputs]
-        if not all(known):
-            # An input comes from an NVFP4 GEMM whose buffer was not matched:
-            # search it among the buffers of its size.
-            missing = [i for i, k in zip(inputs, known) if not k]
-            if len(missing) != 1:
-                print("%-9s inputs %s unknown, skipped" % (name, missing))
-                continue
-            shape_in = [st for st in STAGES if st[0] == missing[0]][0][3]
-            found = None
-            for c in [b for b, v in buffers.items() if v.size == int(np.prod(shape_in))]:
-                args = [buffers[c].reshape(shape_in) if i == missing[0] else
-                        (gpu[i][1] if i in gpu else values[i]) for i in inputs]
-                match = best_output(op(*args).reshape(-1), candidates, exclude=(c,))
-                if match and (found is None or match[0] < found[0][0]):
-                    found = (match, c)
-            if found is None:
-                print("%-9s no candidate buffers" % name)
-                continue
-            (e, b), c = found
-            gpu[missing[0]] = (c, buffers[c].reshape(shape_in))
-        else:
-            args = [gpu[i][1] if i in gpu else values[i] for i in inputs]
-            match = best_output(op(*args).reshape(-1), candidates)
-            if match is None:
-                print("%-9s no candidate buffers" % name)
-                continue
-            e, b = match
+        compute = stage_op(op, linear)
+        args = [gpu[i][1] if i in gpu else values[i] for i in inputs]
+        match = best_output(compute(*args).reshape(-1), candidates)
+        if match is None:
+            print("%-9s no candidate buffers" % name)
+            ok = False
+            continue
+        e, b = match
         gpu[name] = (b, buffers[b].reshape(shape))
-        chain_text = ""
-        if mode == "bf16":
-            chain[name] = op(*[chain[i] for i in inputs])
-            chain_text = "chain " + show(error(buffers[b], chain[name].reshape(-1)))
+        chain[name] = compute(*[chain[i] for i in inputs])
+        chain_text = "chain " + show(error(buffers[b], chain[name].reshape(-1)))
+        # A correct kernel differs from numpy by rounding only: at most 1 ulp,
+        # and in very few elements.
+        stage_ok = e[1] <= 1e-3 and e[0] <= TOLERANCE
+        verdict = "ok" if stage_ok else "DIVERGES"
         if mode == "nvfp4" and linear:
-            # The GPU GEMM is NVFP4, numpy's BF16: the difference is the
-            # quantization error (rel RMS ~0.1), reported, not judged.
-            verdict = "NVFP4 vs BF16 GEMM (info)"
-        else:
-            # A correct kernel differs from numpy by rounding only: at most
-            # 1 ulp, and in very few elements.
-            stage_ok = e[1] <= 1e-3 and e[0] <= TOLERANCE
-            ok &= stage_ok
-            verdict = "ok" if stage_ok else "DIVERGES"
+            codes = (find_codes(args[0], False), find_codes(args[1], True))
+            stage_ok &= all(codes)
+            verdict += ", codes of X %s, of W %s" % tuple(
+                "bit-exact" if c else "NOT FOUND" for c in codes)
+        ok &= stage_ok
         print("%-9s buf %-3d local %s  %s  %s" % (name, b, show(e), chain_text, verdict))
+        quantized.clear()
 
     y = buffers[output_buffer]
+    n = error(y, chain["h41"].reshape(-1))
+    print("%s output vs the numpy block: %s" % (bundle, show(n)))
     for reference in references:
         ref = np.fromfile(reference, np.float32)
-        e = error(y, ref)
-        print("%s output vs %s: %s" % (bundle, os.path.basename(reference), show(e)))
-        if mode == "bf16":
-            n = error(chain["h41"].reshape(-1), ref)
-            print("numpy block  vs %s: %s   <- two correct FP32-accumulation formulations"
-                  % (os.path.basename(reference), show(n)))
-    # How far does a 1-ulp change of one input element move this bundle's
-    # own output? The floor any reference comparison of the block can reach.
+        print("%s output vs %s: %s" % (bundle, os.path.basename(reference), show(error(y, ref))))
+        print("numpy block  vs %s: %s   <- two correct formulations"
+              % (os.path.basename(reference), show(error(chain["h41"].reshape(-1), ref))))
+    # How far does a rounding-level change of the input move this bundle's own
+    # output? The floor any comparison of two formulations of the block can reach.
     moved, _, _ = run_bundle(case, bundle, values, perturb=True)
-    print("%s output with hidden[0,0] 1 ulp off vs %s output (both GPU): %s"
-          % (bundle, bundle, show(error(moved[output_buffer], y))))
+    floor = error(moved[output_buffer], y)
+    print("%s output with 0.1%% of hidden's elements 1 ulp off vs %s output (both GPU): %s"
+          % (bundle, bundle, show(floor)))
+    # End to end against the numpy block: within 8e-3 for BF16 (rounding
+    # differences stay rounding differences); for NVFP4 within the floor
+    # above (code flips amplify any rounding difference; the stages carry
+    # the bit-level verdict).
+    bound = TOLERANCE if mode == "bf16" else max(TOLERANCE, floor[0])
+    end_ok = n[0] <= bound
+    ok &= end_ok
+    print("%s end to end vs the numpy block: %.2e %s %.2e (%s)" % (
+        bundle, n[0], "<=" if end_ok else ">", bound,
+        "8e-3" if mode == "bf16" else "the perturbation floor"))
     if len(references) == 2:
         a, b = (np.fromfile(r, np.float32) for r in references)
         print("%s vs %s (CPU vs CPU): %s" % (os.path.basename(references[0]),
                                              os.path.basename(references[1]), show(error(a, b))))
-    print("%s %s: every checked kernel %s" % ("PASS" if ok else "FAIL", bundle,
-                                             "within rounding of numpy" if ok else "NOT within rounding"))
+    print("%s %s: every kernel %s" % ("PASS" if ok else "FAIL", bundle,
+                                      "within rounding of numpy" if ok else "NOT within rounding"))
     return 0 if ok else 1
-
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -1,21 +1,21 @@
 // Each fusion has its own switch; with all of them off nothing changes. (The
 // greedy rewrite behind the pattern sets erases dead ops as it goes, so
 // only remove-dead counts them.)
-// RUN: nvfp4-opt %s --nvfp4-fuse-quantization='share-amax=false share-weight-quantization=false fold-hadamard=false fuse-output-amax=false fuse-epilogue-quantization=false fuse-dual-quantization=false remove-dead=false' \
+// RUN: nvfp4-opt %s --nvfp4-fuse-quantization='share-amax=false share-weight-quantization=false fold-hadamard=false fuse-output-amax=false fuse-epilogue-quantization=false fuse-dual-quantization=false share-quantization=false remove-dead=false' \
 // RUN:   | FileCheck %s --check-prefix=OFF
-// RUN: nvfp4-opt %s --nvfp4-fuse-quantization='share-amax=true share-weight-quantization=false fold-hadamard=false fuse-output-amax=false fuse-epilogue-quantization=false fuse-dual-quantization=false remove-dead=false' \
+// RUN: nvfp4-opt %s --nvfp4-fuse-quantization='share-amax=true share-weight-quantization=false fold-hadamard=false fuse-output-amax=false fuse-epilogue-quantization=false fuse-dual-quantization=false share-quantization=false remove-dead=false' \
 // RUN:   | FileCheck %s --check-prefix=AMAX-ONLY
-// RUN: nvfp4-opt %s --nvfp4-fuse-quantization='share-amax=false share-weight-quantization=true fold-hadamard=false fuse-output-amax=false fuse-epilogue-quantization=false fuse-dual-quantization=false remove-dead=false' \
+// RUN: nvfp4-opt %s --nvfp4-fuse-quantization='share-amax=false share-weight-quantization=true fold-hadamard=false fuse-output-amax=false fuse-epilogue-quantization=false fuse-dual-quantization=false share-quantization=false remove-dead=false' \
 // RUN:   | FileCheck %s --check-prefix=WEIGHT-ONLY
-// RUN: nvfp4-opt %s --nvfp4-fuse-quantization='share-amax=false share-weight-quantization=false fold-hadamard=true fuse-output-amax=false fuse-epilogue-quantization=false fuse-dual-quantization=false remove-dead=false' \
+// RUN: nvfp4-opt %s --nvfp4-fuse-quantization='share-amax=false share-weight-quantization=false fold-hadamard=true fuse-output-amax=false fuse-epilogue-quantization=false fuse-dual-quantization=false share-quantization=false remove-dead=false' \
 // RUN:   | FileCheck %s --check-prefix=FOLD-ONLY
-// RUN: nvfp4-opt %s --nvfp4-fuse-quantization='share-amax=false share-weight-quantization=false fold-hadamard=false fuse-output-amax=true fuse-epilogue-quantization=false fuse-dual-quantization=false remove-dead=false' \
+// RUN: nvfp4-opt %s --nvfp4-fuse-quantization='share-amax=false share-weight-quantization=false fold-hadamard=false fuse-output-amax=true fuse-epilogue-quantization=false fuse-dual-quantization=false share-quantization=false remove-dead=false' \
 // RUN:   | FileCheck %s --check-prefix=OUTPUT-ONLY
-// RUN: nvfp4-opt %s --nvfp4-fuse-quantization='share-amax=false share-weight-quantization=false fold-hadamard=false fuse-output-amax=false fuse-epilogue-quantization=true fuse-dual-quantization=false remove-dead=false' \
+// RUN: nvfp4-opt %s --nvfp4-fuse-quantization='share-amax=false share-weight-quantization=false fold-hadamard=false fuse-output-amax=false fuse-epilogue-quantization=true fuse-dual-quantization=false share-quantization=false remove-dead=false' \
 // RUN:   | FileCheck %s --check-prefix=EPILOGUE-ONLY
-// RUN: nvfp4-opt %s --nvfp4-fuse-quantization='share-amax=false share-weight-quantization=false fold-hadamard=false fuse-output-amax=false fuse-epilogue-quantization=false fuse-dual-quantization=false remove-dead=true' \
+// RUN: nvfp4-opt %s --nvfp4-fuse-quantization='share-amax=false share-weight-quantization=false fold-hadamard=false fuse-output-amax=false fuse-epilogue-quantization=false fuse-dual-quantization=false share-quantization=false remove-dead=true' \
 // RUN:   | FileCheck %s --check-prefix=DEAD-ONLY
-// RUN: nvfp4-opt %s --nvfp4-fuse-quantization='share-amax=false share-weight-quantization=false fold-hadamard=false fuse-output-amax=false fuse-epilogue-quantization=false fuse-dual-quantization=true remove-dead=false' \
+// RUN: nvfp4-opt %s --nvfp4-fuse-quantization='share-amax=false share-weight-quantization=false fold-hadamard=false fuse-output-amax=false fuse-epilogue-quantization=false fuse-dual-quantization=true share-quantization=false remove-dead=false' \
 // RUN:   | FileCheck %s --check-prefix=DUAL-ONLY
 
 // OFF-LABEL:     func.func @fusions

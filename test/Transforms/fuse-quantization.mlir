@@ -603,3 +603,43 @@ func.func @remove_dead(%x: tensor<32x64xbf16>) {
          !nvfp4.tensor<64x32xf4E2M1FN, scale = f8E4M3FN, block = 1x16>
   return
 }
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// share-quantization
+//===----------------------------------------------------------------------===//
+
+// The Q, K and V projections quantize one X three times: after share-amax
+// the three are equal and one remains. A quantization that differs in its
+// rounding (SR with a seed) or its block shape stays.
+// CHECK-LABEL: func.func @share_quantization
+// CHECK-SAME:    (%[[X:.*]]: tensor<32x64xbf16>, %[[SEED:.*]]: i64)
+// CHECK-NEXT:    %[[A:.*]] = nvfp4.amax %[[X]]
+// CHECK-NEXT:    %[[Q:.*]] = nvfp4.quantize %[[X]] amax(%[[A]]) : tensor<32x64xbf16> -> !nvfp4.tensor<32x64xf4E2M1FN, scale = f8E4M3FN, block = 1x16>
+// CHECK-NEXT:    %[[S:.*]] = nvfp4.quantize %[[X]] amax(%[[A]]) rounding<stochastic> seed(%[[SEED]])
+// CHECK-NEXT:    %[[T:.*]] = nvfp4.quantize %[[X]] amax(%[[A]]) : tensor<32x64xbf16> -> !nvfp4.tensor<32x64xf4E2M1FN, scale = f8E4M3FN, block = 16x16>
+// CHECK-NEXT:    return %[[Q]], %[[Q]], %[[Q]], %[[S]], %[[T]]
+// expected-remark @+1 {{nvfp4-fuse-quantization: shared-amax = 5, shared-weight-quantizations = 0, folded-hadamards = 0, fused-output-amaxes = 0, fused-epilogue-quantizations = 0, fused-dual-quantizations = 0, dead-ops-removed = 0, shared-quantizations = 2}}
+func.func @share_quantization(%x: tensor<32x64xbf16>, %seed: i64)
+    -> (!nvfp4.tensor<32x64xf4E2M1FN, scale = f8E4M3FN, block = 1x16>,
+        !nvfp4.tensor<32x64xf4E2M1FN, scale = f8E4M3FN, block = 1x16>,
+        !nvfp4.tensor<32x64xf4E2M1FN, scale = f8E4M3FN, block = 1x16>,
+        !nvfp4.tensor<32x64xf4E2M1FN, scale = f8E4M3FN, block = 1x16>,
+        !nvfp4.tensor<32x64xf4E2M1FN, scale = f8E4M3FN, block = 16x16>) {
+  %q = nvfp4.quantize %x : tensor<32x64xbf16>
+      -> !nvfp4.tensor<32x64xf4E2M1FN, scale = f8E4M3FN, block = 1x16>
+  %k = nvfp4.quantize %x : tensor<32x64xbf16>
+      -> !nvfp4.tensor<32x64xf4E2M1FN, scale = f8E4M3FN, block = 1x16>
+  %v = nvfp4.quantize %x : tensor<32x64xbf16>
+      -> !nvfp4.tensor<32x64xf4E2M1FN, scale = f8E4M3FN, block = 1x16>
+  %s = nvfp4.quantize %x rounding<stochastic> seed(%seed) : tensor<32x64xbf16>
+      -> !nvfp4.tensor<32x64xf4E2M1FN, scale = f8E4M3FN, block = 1x16>
+  %t = nvfp4.quantize %x : tensor<32x64xbf16>
+      -> !nvfp4.tensor<32x64xf4E2M1FN, scale = f8E4M3FN, block = 16x16>
+  return %q, %k, %v, %s, %t : !nvfp4.tensor<32x64xf4E2M1FN, scale = f8E4M3FN, block = 1x16>,
+      !nvfp4.tensor<32x64xf4E2M1FN, scale = f8E4M3FN, block = 1x16>,
+      !nvfp4.tensor<32x64xf4E2M1FN, scale = f8E4M3FN, block = 1x16>,
+      !nvfp4.tensor<32x64xf4E2M1FN, scale = f8E4M3FN, block = 1x16>,
+      !nvfp4.tensor<32x64xf4E2M1FN, scale = f8E4M3FN, block = 16x16>
+}

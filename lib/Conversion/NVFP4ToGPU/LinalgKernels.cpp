@@ -40,8 +40,12 @@
 // which the nvfp4 lowering does op by op. docs/Runtime.md section "Whole
 // models" says what runs where.
 //
-// No fusion yet: RMSNorm is its reduction kernel then its elementwise
-// kernel, softmax three kernels.
+// Fusion: an nvfp4.amax of an elementwise op's result is computed by that
+// op's kernel (ProducerAmaxToGPU, before the nvfp4 ops are converted), so
+// the activation a quantization reads is not read once more for its amax.
+// Not fused yet: RMSNorm is its reduction kernel then its elementwise
+// kernel, softmax three kernels, and the quantization itself reads the
+// tensor the producer wrote.
 //
 //===----------------------------------------------------------------------===//
 
@@ -49,6 +53,7 @@
 #include "KernelBuilder.h"
 #include "KernelUtils.h"
 #include "nvfp4/Conversion/NVFP4ToGPU/NVFP4ToGPU.h"
+#include "nvfp4/Dialect/NVFP4/IR/NVFP4Ops.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
@@ -445,6 +450,206 @@ bool onlyInitializesGemms(linalg::FillOp fill, bool haveBF16Gemm) {
   });
 }
 
+/// A fused amax: the kernel of an all-parallel op also computes max |y| of
+/// its (single) result into `buffer` (memref<1xi32> of FP32 bits, zeroed).
+struct FusedAmax {
+  Value buffer;
+  int64_t multiprocessors = 0;
+};
+
+/// Blocks per multiprocessor of a grid-stride kernel with a fused amax: a
+/// wave of 48 warps, as the amax kernel's.
+constexpr int64_t kAmaxBlocksPerMultiprocessor = 6;
+
+/// Replaces `plan.op` by the launch of its kernel (one thread per point, or
+/// one warp per output element of a reduction; grid-stride with `amax`).
+void emitLinalgKernel(PatternRewriter &rewriter, const LinalgKernelPlan &plan,
+                      FusedAmax amax) {
+  linalg::LinalgOp op = plan.op;
+  Location loc = op.getLoc();
+  auto module = op->getParentOfType<ModuleOp>();
+
+  // Kernel arguments: outputs, tensor/scalar inputs, the inits it reads,
+  // captured tensors, captured scalars.
+  SmallVector<Value> args;
+  SmallVector<Type> argTypes;
+  SmallVector<Value> outputs;
+  auto addBuffer = [&](Value tensor) {
+    auto type = cast<RankedTensorType>(tensor.getType());
+    Value buffer = bufferization::ToBufferOp::create(
+        rewriter, loc,
+        MemRefType::get(type.getShape(), type.getElementType()), tensor,
+        /*readOnly=*/true);
+    args.push_back(flatten(rewriter, loc, buffer));
+    argTypes.push_back(args.back().getType());
+  };
+  auto addScalar = [&](Value scalar) {
+    args.push_back(scalar);
+    argTypes.push_back(scalar.getType());
+  };
+  for (Value result : op->getResults()) {
+    auto type = cast<RankedTensorType>(result.getType());
+    Value buffer = allocDevice(
+        rewriter, loc,
+        MemRefType::get(type.getShape(), type.getElementType()),
+        /*zeroFill=*/false);
+    outputs.push_back(buffer);
+    args.push_back(flatten(rewriter, loc, buffer));
+    argTypes.push_back(args.back().getType());
+  }
+  int64_t firstInput = args.size();
+  for (OpOperand *input : op.getDpsInputOperands()) {
+    if (isa<RankedTensorType>(input->get().getType()))
+      addBuffer(input->get());
+    else
+      addScalar(input->get());
+  }
+  for (auto [i, init] : llvm::enumerate(op.getDpsInits()))
+    if (plan.initRead[i])
+      addBuffer(init);
+  for (Value t : plan.capturedTensors)
+    addBuffer(t);
+  for (Value s : plan.capturedScalars)
+    addScalar(s);
+
+  if (amax.buffer) {
+    args.push_back(amax.buffer);
+    argTypes.push_back(amax.buffer.getType());
+  }
+
+  std::string name = plan.kernelName();
+  gpu::GPUFuncOp kernel;
+  int64_t threads;
+  if (amax.buffer) {
+    // Grid-stride over the points, at most one wave of the chip, so that
+    // the amax costs one atomic per warp of that wave (as the amax kernel's).
+    int64_t points = product(plan.ranges);
+    threads = std::min<int64_t>(
+        llvm::alignTo(points, kThreadsPerBlock),
+        amax.multiprocessors * kAmaxBlocksPerMultiprocessor * kThreadsPerBlock);
+    int64_t amaxArg = args.size() - 1;
+    kernel = getOrCreateKernel(
+        module, name + "_amax", argTypes, kThreadsPerBlock,
+        [&](OpBuilder &b, Location l, ValueRange kargs) {
+          IndexMath m{b, l};
+          ScalarBuilder s(b, l);
+          // The stride as the kernel sees it (gridDim), not a constant:
+          // LLVM then keeps the loop a loop.
+          Value stride = arith::MulIOp::create(
+              b, l, gpu::GridDimOp::create(b, l, gpu::Dimension::x),
+              m.c(kThreadsPerBlock));
+          auto loop = scf::ForOp::create(b, l, globalThreadIndex(b, l),
+                                         m.c(points), stride,
+                                         ValueRange{s.f32(0.0f)});
+          {
+            OpBuilder::InsertionGuard g(b);
+            b.setInsertionPointToStart(loop.getBody());
+            Value point = loop.getInductionVar();
+            SmallVector<Value> loops = delinearize(m, point, plan.ranges);
+            SmallVector<Value> values =
+                emitBody(b, l, plan, kargs, loops, Value(), firstInput);
+            storeResults(b, l, plan, kargs, loops, values);
+            // |y| of the value as stored, NaN dropped by maxnumf: what
+            // nvfp4.amax of the result computes, bit for bit.
+            Value magnitude = math::AbsFOp::create(b, l, s.toF32(values[0]));
+            scf::YieldOp::create(
+                b, l,
+                ValueRange{arith::MaxNumFOp::create(
+                    b, l, loop.getRegionIterArgs()[0], magnitude)});
+          }
+          warpMaxToAmax(b, l, loop.getResult(0), kargs[amaxArg]);
+        });
+  } else if (plan.reductionLoop < 0) {
+    int64_t points = product(plan.ranges);
+    threads = points;
+    kernel = getOrCreateKernel(
+        module, name, argTypes, kThreadsPerBlock,
+        [&](OpBuilder &b, Location l, ValueRange kargs) {
+          IndexMath m{b, l};
+          Value tid = globalThreadIndex(b, l);
+          auto ifValid = scf::IfOp::create(b, l, m.lt(tid, points), false);
+          OpBuilder::InsertionGuard guard(b);
+          b.setInsertionPointToStart(ifValid.thenBlock());
+          SmallVector<Value> loops = delinearize(m, tid, plan.ranges);
+          SmallVector<Value> values =
+              emitBody(b, l, plan, kargs, loops, Value(), firstInput);
+          storeResults(b, l, plan, kargs, loops, values);
+        });
+  } else {
+    SmallVector<int64_t> parallelRanges;
+    for (auto [i, r] : llvm::enumerate(plan.ranges))
+      if (static_cast<int64_t>(i) != plan.reductionLoop)
+        parallelRanges.push_back(r);
+    int64_t rows = product(parallelRanges);
+    int64_t length = plan.ranges[plan.reductionLoop];
+    threads = rows * kWarpSize;
+    kernel = getOrCreateKernel(
+        module, name, argTypes, kThreadsPerBlock,
+        [&](OpBuilder &b, Location l, ValueRange kargs) {
+          IndexMath m{b, l};
+          Value tid = globalThreadIndex(b, l);
+          // One warp per output element: warp-uniform, so the whole warp
+          // takes the branch and the shuffles see every lane.
+          Value row = m.div(tid, kWarpSize);
+          Value lane = m.rem(tid, kWarpSize);
+          auto ifValid = scf::IfOp::create(b, l, m.lt(row, rows), false);
+          OpBuilder::InsertionGuard guard(b);
+          b.setInsertionPointToStart(ifValid.thenBlock());
+          SmallVector<Value> outer = delinearize(m, row, parallelRanges);
+          auto loopsAt = [&](Value r) {
+            SmallVector<Value> loops(outer);
+            loops.insert(loops.begin() + plan.reductionLoop, r);
+            return loops;
+          };
+          Type accType = plan.combiner->getResult(0).getType();
+          Value neutral = arith::ConstantOp::create(
+              b, l, *arith::getNeutralElement(plan.combiner));
+          (void)accType;
+          auto loop = scf::ForOp::create(b, l, lane, m.c(length),
+                                         m.c(kWarpSize), ValueRange{neutral});
+          {
+            OpBuilder::InsertionGuard g(b);
+            b.setInsertionPointToStart(loop.getBody());
+            SmallVector<Value> values =
+                emitBody(b, l, plan, kargs, loopsAt(loop.getInductionVar()),
+                         loop.getRegionIterArgs()[0], firstInput);
+            scf::YieldOp::create(b, l, values);
+          }
+          Value partial = loop.getResult(0);
+          for (int32_t offset : {16, 8, 4, 2, 1}) {
+            Value other = gpu::ShuffleOp::create(b, l, partial, offset,
+                                                 kWarpSize,
+                                                 gpu::ShuffleMode::XOR)
+                              .getShuffleResult();
+            partial = combine(b, plan, partial, other);
+          }
+          auto ifLeader = scf::IfOp::create(b, l, m.eq(lane, 0), false);
+          b.setInsertionPointToStart(ifLeader.thenBlock());
+          SmallVector<Value> loops = loopsAt(m.c(0));
+          OpOperand *init = op.getDpsInitOperand(0);
+          // The init buffer is the first argument after the inputs.
+          Value initBuffer = kargs[firstInput + op.getNumDpsInputs()];
+          SmallVector<Value> indices;
+          for (AffineExpr e : op.getMatchingIndexingMap(init).getResults())
+            indices.push_back(evaluateAffine(m, e, loops));
+          Value initValue = memref::LoadOp::create(
+              b, l, initBuffer,
+              ValueRange{linearOffset(
+                  m, indices,
+                  cast<RankedTensorType>(init->get().getType()).getShape())});
+          Value total = combine(b, plan, initValue, partial);
+          storeResults(b, l, plan, kargs, loops, total);
+        });
+  }
+  launchKernel(rewriter, loc, kernel, threads, kThreadsPerBlock, args);
+  SmallVector<Value> results;
+  for (auto [result, buffer] : llvm::zip(op->getResults(), outputs))
+    results.push_back(bufferization::ToTensorOp::create(
+        rewriter, loc, result.getType(), buffer, /*restrict=*/true,
+        /*writable=*/true));
+  rewriter.replaceOp(op, results);
+}
+
 /// Any linalg op on tensors with at most one reduction loop (contractions
 /// excepted: the GEMM pattern below, or the host).
 struct LinalgToGPU : OpInterfaceRewritePattern<linalg::LinalgOp> {
@@ -466,146 +671,85 @@ struct LinalgToGPU : OpInterfaceRewritePattern<linalg::LinalgOp> {
     std::string why = plan.analyze();
     if (!why.empty())
       return rewriter.notifyMatchFailure(op, why);
-    Location loc = op.getLoc();
-    auto module = op->getParentOfType<ModuleOp>();
-
-    // Kernel arguments: outputs, tensor/scalar inputs, the inits it reads,
-    // captured tensors, captured scalars.
-    SmallVector<Value> args;
-    SmallVector<Type> argTypes;
-    SmallVector<Value> outputs;
-    auto addBuffer = [&](Value tensor) {
-      auto type = cast<RankedTensorType>(tensor.getType());
-      Value buffer = bufferization::ToBufferOp::create(
-          rewriter, loc,
-          MemRefType::get(type.getShape(), type.getElementType()), tensor,
-          /*readOnly=*/true);
-      args.push_back(flatten(rewriter, loc, buffer));
-      argTypes.push_back(args.back().getType());
-    };
-    auto addScalar = [&](Value scalar) {
-      args.push_back(scalar);
-      argTypes.push_back(scalar.getType());
-    };
-    for (Value result : op->getResults()) {
-      auto type = cast<RankedTensorType>(result.getType());
-      Value buffer = allocDevice(
-          rewriter, loc,
-          MemRefType::get(type.getShape(), type.getElementType()),
-          /*zeroFill=*/false);
-      outputs.push_back(buffer);
-      args.push_back(flatten(rewriter, loc, buffer));
-      argTypes.push_back(args.back().getType());
-    }
-    int64_t firstInput = args.size();
-    for (OpOperand *input : op.getDpsInputOperands()) {
-      if (isa<RankedTensorType>(input->get().getType()))
-        addBuffer(input->get());
-      else
-        addScalar(input->get());
-    }
-    for (auto [i, init] : llvm::enumerate(op.getDpsInits()))
-      if (plan.initRead[i])
-        addBuffer(init);
-    for (Value t : plan.capturedTensors)
-      addBuffer(t);
-    for (Value s : plan.capturedScalars)
-      addScalar(s);
-
-    std::string name = plan.kernelName();
-    gpu::GPUFuncOp kernel;
-    int64_t threads;
-    if (plan.reductionLoop < 0) {
-      int64_t points = product(plan.ranges);
-      threads = points;
-      kernel = getOrCreateKernel(
-          module, name, argTypes, kThreadsPerBlock,
-          [&](OpBuilder &b, Location l, ValueRange kargs) {
-            IndexMath m{b, l};
-            Value tid = globalThreadIndex(b, l);
-            auto ifValid = scf::IfOp::create(b, l, m.lt(tid, points), false);
-            OpBuilder::InsertionGuard guard(b);
-            b.setInsertionPointToStart(ifValid.thenBlock());
-            SmallVector<Value> loops = delinearize(m, tid, plan.ranges);
-            SmallVector<Value> values =
-                emitBody(b, l, plan, kargs, loops, Value(), firstInput);
-            storeResults(b, l, plan, kargs, loops, values);
-          });
-    } else {
-      SmallVector<int64_t> parallelRanges;
-      for (auto [i, r] : llvm::enumerate(plan.ranges))
-        if (static_cast<int64_t>(i) != plan.reductionLoop)
-          parallelRanges.push_back(r);
-      int64_t rows = product(parallelRanges);
-      int64_t length = plan.ranges[plan.reductionLoop];
-      threads = rows * kWarpSize;
-      kernel = getOrCreateKernel(
-          module, name, argTypes, kThreadsPerBlock,
-          [&](OpBuilder &b, Location l, ValueRange kargs) {
-            IndexMath m{b, l};
-            Value tid = globalThreadIndex(b, l);
-            // One warp per output element: warp-uniform, so the whole warp
-            // takes the branch and the shuffles see every lane.
-            Value row = m.div(tid, kWarpSize);
-            Value lane = m.rem(tid, kWarpSize);
-            auto ifValid = scf::IfOp::create(b, l, m.lt(row, rows), false);
-            OpBuilder::InsertionGuard guard(b);
-            b.setInsertionPointToStart(ifValid.thenBlock());
-            SmallVector<Value> outer = delinearize(m, row, parallelRanges);
-            auto loopsAt = [&](Value r) {
-              SmallVector<Value> loops(outer);
-              loops.insert(loops.begin() + plan.reductionLoop, r);
-              return loops;
-            };
-            Type accType = plan.combiner->getResult(0).getType();
-            Value neutral = arith::ConstantOp::create(
-                b, l, *arith::getNeutralElement(plan.combiner));
-            (void)accType;
-            auto loop = scf::ForOp::create(b, l, lane, m.c(length),
-                                           m.c(kWarpSize), ValueRange{neutral});
-            {
-              OpBuilder::InsertionGuard g(b);
-              b.setInsertionPointToStart(loop.getBody());
-              SmallVector<Value> values =
-                  emitBody(b, l, plan, kargs, loopsAt(loop.getInductionVar()),
-                           loop.getRegionIterArgs()[0], firstInput);
-              scf::YieldOp::create(b, l, values);
-            }
-            Value partial = loop.getResult(0);
-            for (int32_t offset : {16, 8, 4, 2, 1}) {
-              Value other = gpu::ShuffleOp::create(b, l, partial, offset,
-                                                   kWarpSize,
-                                                   gpu::ShuffleMode::XOR)
-                                .getShuffleResult();
-              partial = combine(b, plan, partial, other);
-            }
-            auto ifLeader = scf::IfOp::create(b, l, m.eq(lane, 0), false);
-            b.setInsertionPointToStart(ifLeader.thenBlock());
-            SmallVector<Value> loops = loopsAt(m.c(0));
-            OpOperand *init = op.getDpsInitOperand(0);
-            // The init buffer is the first argument after the inputs.
-            Value initBuffer = kargs[firstInput + op.getNumDpsInputs()];
-            SmallVector<Value> indices;
-            for (AffineExpr e : op.getMatchingIndexingMap(init).getResults())
-              indices.push_back(evaluateAffine(m, e, loops));
-            Value initValue = memref::LoadOp::create(
-                b, l, initBuffer,
-                ValueRange{linearOffset(
-                    m, indices,
-                    cast<RankedTensorType>(init->get().getType()).getShape())});
-            Value total = combine(b, plan, initValue, partial);
-            storeResults(b, l, plan, kargs, loops, total);
-          });
-    }
-    launchKernel(rewriter, loc, kernel, threads, kThreadsPerBlock, args);
-    SmallVector<Value> results;
-    for (auto [result, buffer] : llvm::zip(op->getResults(), outputs))
-      results.push_back(bufferization::ToTensorOp::create(
-          rewriter, loc, result.getType(), buffer, /*restrict=*/true,
-          /*writable=*/true));
-    rewriter.replaceOp(op, results);
+    emitLinalgKernel(rewriter, plan, /*amax=*/{});
     return success();
   }
+};
+
+/// The users of an elementwise op's result that its kernel can give the
+/// amax: nvfp4.amax ops (without an RHT) and NVFP4 quantizations that
+/// compute their own (no amax operand, no RHT), of the result or of a
+/// reshape of it (which keeps every element, so the amax).
+struct AmaxUsers {
+  SmallVector<AmaxOp> amaxes;
+  SmallVector<QuantizeOp> quantizations;
+  bool empty() const { return amaxes.empty() && quantizations.empty(); }
+};
+
+AmaxUsers amaxUsersOf(Value result) {
+  AmaxUsers users;
+  SmallVector<Value> views{result};
+  while (!views.empty()) {
+    Value view = views.pop_back_val();
+    for (Operation *user : view.getUsers()) {
+      if (auto amax = dyn_cast<AmaxOp>(user); amax && !amax.getHadamard())
+        users.amaxes.push_back(amax);
+      else if (auto q = dyn_cast<QuantizeOp>(user);
+               q && !q.getAmax() && !q.getHadamard() && !q.getType().isMX())
+        users.quantizations.push_back(q);
+      else if (isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp>(user))
+        views.push_back(user->getResult(0));
+    }
+  }
+  return users;
+}
+
+/// An elementwise linalg op (RMSNorm's scaling, SwiGLU, a residual add, a
+/// head merge) whose result feeds an amax or a quantization that computes
+/// its own: the op's kernel computes the amax of what it stores, and the
+/// tensor is not read again for it. Every such user takes the fused value
+/// (an nvfp4.amax is replaced by it, a quantization gets it as its amax
+/// operand: the value it would have computed). Runs before the nvfp4 ops
+/// are converted, while they still name their producer.
+struct ProducerAmaxToGPU : OpInterfaceRewritePattern<linalg::LinalgOp> {
+  ProducerAmaxToGPU(MLIRContext *ctx, const ::nvfp4::target::ChipInfo &chip)
+      : OpInterfaceRewritePattern(ctx), chip(chip) {}
+
+  LogicalResult matchAndRewrite(linalg::LinalgOp op,
+                                PatternRewriter &rewriter) const override {
+    if (failed(checkTopLevel(op, rewriter)))
+      return failure();
+    if (op->getNumResults() != 1 || isa<linalg::FillOp>(op) ||
+        linalg::isaContractionOpInterface(op))
+      return rewriter.notifyMatchFailure(op, "not an elementwise op with one result");
+    AmaxUsers users = amaxUsersOf(op->getResult(0));
+    if (users.empty())
+      return rewriter.notifyMatchFailure(op, "no amax of its result");
+    LinalgKernelPlan plan{op};
+    std::string why = plan.analyze();
+    if (!why.empty())
+      return rewriter.notifyMatchFailure(op, why);
+    if (plan.reductionLoop >= 0)
+      return rewriter.notifyMatchFailure(op, "a reduction");
+
+    Location loc = op.getLoc();
+    Value buffer = allocDevice(
+        rewriter, loc, MemRefType::get({1}, rewriter.getI32Type()),
+        /*zeroFill=*/true);
+    emitLinalgKernel(rewriter, plan,
+                     {buffer, chip.multiprocessors ? chip.multiprocessors : 1});
+    // A quantize kernel takes an amax loaded like this from its device
+    // buffer (givenAmaxBuffer): no round trip through the host.
+    Value amax = loadAmax(rewriter, loc, buffer);
+    for (AmaxOp user : users.amaxes)
+      rewriter.replaceOp(user, amax);
+    for (QuantizeOp user : users.quantizations)
+      rewriter.modifyOpInPlace(user,
+                               [&] { user.getAmaxMutable().assign(amax); });
+    return success();
+  }
+
+  const ::nvfp4::target::ChipInfo &chip;
 };
 
 /// linalg.fill with a constant the manifest can describe (zero bits, or an
@@ -870,6 +1014,11 @@ bool mlir::nvfp4::hasBF16GemmKernel(const ::nvfp4::target::ChipInfo &chip) {
   return chip.scaleSource == ::nvfp4::target::MmaScaleSource::Emulated &&
          chip.has(::nvfp4::target::Instruction::Tma) &&
          chip.has(::nvfp4::target::Instruction::MmaSyncBF16);
+}
+
+void mlir::nvfp4::populateProducerAmaxToGPUPatterns(
+    RewritePatternSet &patterns, const ::nvfp4::target::ChipInfo &chip) {
+  patterns.add<ProducerAmaxToGPU>(patterns.getContext(), chip);
 }
 
 void mlir::nvfp4::populateLinalgToGPUPatterns(

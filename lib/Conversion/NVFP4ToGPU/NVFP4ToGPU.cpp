@@ -252,6 +252,21 @@ struct ConvertNVFP4ToGPUPass
       return signalPassFailure();
 
     MLIRContext *ctx = &getContext();
+    // Elementwise producers whose result an nvfp4.amax reads compute that
+    // amax in their own kernel; this needs the amax still unconverted.
+    GreedyRewriteConfig config;
+    config.setUseTopDownTraversal()
+        .setRegionSimplificationLevel(GreedySimplifyRegionLevel::Disabled)
+        .enableFolding(false)
+        .enableConstantCSE(false);
+    {
+      RewritePatternSet amaxPatterns(ctx);
+      populateProducerAmaxToGPUPatterns(amaxPatterns, *chipInfo);
+      FrozenRewritePatternSet frozen(std::move(amaxPatterns));
+      for (auto function : module.getOps<func::FuncOp>())
+        (void)applyPatternsGreedily(function.getBody(), frozen, config);
+    }
+
     GPUHostTypeConverter converter;
     RewritePatternSet patterns(ctx);
     patterns.add<EmptyAmaxToConstant, EmptyHadamardToInput>(ctx);
@@ -283,11 +298,6 @@ struct ConvertNVFP4ToGPUPass
     // now device buffers: plain rewrites, nothing else simplified.
     RewritePatternSet linalgPatterns(ctx);
     populateLinalgToGPUPatterns(linalgPatterns, *chipInfo);
-    GreedyRewriteConfig config;
-    config.setUseTopDownTraversal()
-        .setRegionSimplificationLevel(GreedySimplifyRegionLevel::Disabled)
-        .enableFolding(false)
-        .enableConstantCSE(false);
     FrozenRewritePatternSet frozen(std::move(linalgPatterns));
     // Each pattern replaces a linalg op by launches: the rewriting ends.
     // What no pattern takes stays on the host, which nvfp4-compile reports.

@@ -220,3 +220,54 @@ func.func @stays_on_host(%x: tensor<8x64xf32>, %z: tensor<f32>) -> (tensor<f32>,
   } -> tensor<8x64xf32>
   return %s, %t : tensor<f32>, tensor<8x64xf32>
 }
+
+// -----
+
+// Fused amax: the residual add's kernel also computes the amax of what it
+// stores (grid-stride, warp max, one atomic per warp), for the explicit
+// nvfp4.amax of its result and for the quantization of a reshape of it that
+// computes its own amax; no nvfp4_amax kernel reads the sum again. Both
+// quantizations take the fused amax buffer.
+// CHECK-LABEL: func.func @fused_amax
+// CHECK: %[[AMAX:.*]] = gpu.alloc () : memref<1xi32>
+// CHECK: gpu.memset %[[AMAX]]
+// CHECK: gpu.launch_func @nvfp4_kernels::@[[ADD:nvfp4_linalg_generic_32x64_[0-9A-F]+_amax]]
+// CHECK-SAME: %[[AMAX]] : memref<1xi32>)
+// CHECK-NOT: @nvfp4_amax_
+// CHECK: gpu.launch_func @nvfp4_kernels::@nvfp4_quantize_32x64xbf16_1x16_rn
+// CHECK-SAME: %[[AMAX]] : memref<1xi32>
+// CHECK-NOT: @nvfp4_amax_
+// CHECK: gpu.launch_func @nvfp4_kernels::@nvfp4_quantize_2x16x64xbf16_1x16_rn
+// CHECK-SAME: %[[AMAX]] : memref<1xi32>
+// CHECK: gpu.func @[[ADD]](
+// CHECK: scf.for
+// CHECK: arith.addf
+// CHECK: memref.store
+// CHECK: math.absf
+// CHECK: arith.maxnumf
+// CHECK: gpu.shuffle xor
+// CHECK: memref.atomic_rmw maxs
+func.func @fused_amax(%x: tensor<32x64xbf16>, %y: tensor<32x64xbf16>)
+    -> (!nvfp4.tensor<32x64xf4E2M1FN, scale = f8E4M3FN, block = 1x16>,
+        !nvfp4.tensor<2x16x64xf4E2M1FN, scale = f8E4M3FN, block = 1x16>) {
+  %e = tensor.empty() : tensor<32x64xbf16>
+  %r = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>],
+                       iterator_types = ["parallel", "parallel"]}
+      ins(%x, %y : tensor<32x64xbf16>, tensor<32x64xbf16>) outs(%e : tensor<32x64xbf16>) {
+  ^bb0(%a: bf16, %b: bf16, %o: bf16):
+    %fa = arith.extf %a : bf16 to f32
+    %fb = arith.extf %b : bf16 to f32
+    %s = arith.addf %fa, %fb : f32
+    %t = arith.truncf %s : f32 to bf16
+    linalg.yield %t : bf16
+  } -> tensor<32x64xbf16>
+  %a = nvfp4.amax %r : tensor<32x64xbf16>
+  %q = nvfp4.quantize %r amax(%a) : tensor<32x64xbf16>
+      -> !nvfp4.tensor<32x64xf4E2M1FN, scale = f8E4M3FN, block = 1x16>
+  %v = tensor.expand_shape %r [[0, 1], [2]] output_shape [2, 16, 64]
+      : tensor<32x64xbf16> into tensor<2x16x64xbf16>
+  %q2 = nvfp4.quantize %v : tensor<2x16x64xbf16>
+      -> !nvfp4.tensor<2x16x64xf4E2M1FN, scale = f8E4M3FN, block = 1x16>
+  return %q, %q2 : !nvfp4.tensor<32x64xf4E2M1FN, scale = f8E4M3FN, block = 1x16>,
+      !nvfp4.tensor<2x16x64xf4E2M1FN, scale = f8E4M3FN, block = 1x16>
+}

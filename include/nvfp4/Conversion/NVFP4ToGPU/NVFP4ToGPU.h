@@ -72,6 +72,13 @@ unsigned freeDeviceBuffers(Region &region);
 void populateLinalgToGPUPatterns(RewritePatternSet &patterns,
                                  const ::nvfp4::target::ChipInfo &chip);
 
+/// nvfp4.amax of the result of an elementwise linalg op becomes part of
+/// that op's kernel (grid-stride, the amax reduced by warps and one atomic
+/// per warp), so the tensor is not read again for it. Plain rewrite
+/// patterns, run before the nvfp4 ops are converted.
+void populateProducerAmaxToGPUPatterns(RewritePatternSet &patterns,
+                                       const ::nvfp4::target::ChipInfo &chip);
+
 /// Whether `chip` has a BF16 GEMM kernel (sm_90a's wgmma route; the
 /// tcgen05 kind::f16 and mma.sync BF16 ones are not written yet).
 bool hasBF16GemmKernel(const ::nvfp4::target::ChipInfo &chip);

@@ -6,8 +6,8 @@
 // amax per tensor, one 16x16 quantization per weight for fprop and dgrad,
 // RHTs folded into the quantizations (and amaxes) that consume them, the
 // amax of a GEMM output computed in that GEMM's epilogue, the rowwise and
-// columnwise quantizations of one tensor from one read, and no dead
-// quantizations.
+// columnwise quantizations of one tensor from one read, one quantization
+// where several are the same, and no dead quantizations.
 //
 //===----------------------------------------------------------------------===//
 
@@ -208,6 +208,41 @@ struct ShareWeightQuantizationPattern : public CountingPattern<QuantizeOp> {
 void mlir::nvfp4::populateShareWeightQuantizationPatterns(
     RewritePatternSet &patterns, FusionCounters *counters) {
   patterns.add<ShareWeightQuantizationPattern>(patterns.getContext(), counters);
+}
+
+//===----------------------------------------------------------------------===//
+// share-quantization
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// A quantization equal to an earlier one of the same block -- the same
+/// input and amax operands, result type, rounding, seed and RHT mask -- is
+/// that one: the recipe quantizes a GEMM input once per GEMM, so X of the
+/// Q, K and V projections (and of the FFN's gate and up) arrives three
+/// (two) times; after share-amax the copies are identical ops.
+struct ShareQuantizationPattern : public CountingPattern<QuantizeOp> {
+  using CountingPattern::CountingPattern;
+
+  LogicalResult matchAndRewrite(QuantizeOp op,
+                                PatternRewriter &rewriter) const override {
+    for (Operation *user : op.getInput().getUsers()) {
+      auto earlier = dyn_cast<QuantizeOp>(user);
+      if (!earlier || earlier == op || !dominatesInBlock(earlier, op) ||
+          !OperationEquivalence::isEquivalentTo(
+              earlier, op, OperationEquivalence::IgnoreLocations))
+        continue;
+      rewriter.replaceOp(op, earlier.getResult());
+      count(&FusionCounters::sharedQuantizations);
+      return success();
+    }
+    return rewriter.notifyMatchFailure(op, "no earlier equal quantization");
+  }
+};
+} // namespace
+
+void mlir::nvfp4::populateShareQuantizationPatterns(RewritePatternSet &patterns,
+                                                    FusionCounters *counters) {
+  patterns.add<ShareQuantizationPattern>(patterns.getContext(), counters);
 }
 
 //===----------------------------------------------------------------------===//
@@ -552,6 +587,7 @@ struct NVFP4FuseQuantizationPass
       numFusedEpilogueQuantizations += counters.fusedEpilogueQuantizations;
       numFusedDualQuantizations += counters.fusedDualQuantizations;
       numDeadOpsRemoved += counters.deadOpsRemoved;
+      numSharedQuantizations += counters.sharedQuantizations;
       if (reportCounts)
         function.emitRemark()
             << "nvfp4-fuse-quantization: shared-amax = " << counters.sharedAmax
@@ -563,7 +599,8 @@ struct NVFP4FuseQuantizationPass
             << counters.fusedEpilogueQuantizations
             << ", fused-dual-quantizations = "
             << counters.fusedDualQuantizations
-            << ", dead-ops-removed = " << counters.deadOpsRemoved;
+            << ", dead-ops-removed = " << counters.deadOpsRemoved
+            << ", shared-quantizations = " << counters.sharedQuantizations;
     }
   }
 
@@ -596,6 +633,10 @@ struct NVFP4FuseQuantizationPass
     // After amax sharing, so that one epilogue amax serves every
     // quantization of the output.
     if (fuseOutputAmax && failed(run(populateFuseOutputAmaxPatterns)))
+      return failure();
+    // Once every amax is final (shared, from an epilogue), equal
+    // quantizations are identical ops.
+    if (shareQuantization && failed(run(populateShareQuantizationPatterns)))
       return failure();
     // Last: every amax the quantizations of a tensor end up with (shared,
     // from an epilogue) is final, and the pair keeps them.

@@ -38,6 +38,8 @@ struct FusionCounters {
   uint64_t fusedDualQuantizations = 0;
   /// Dead nvfp4 ops erased.
   uint64_t deadOpsRemoved = 0;
+  /// Quantizations replaced by an earlier equal one.
+  uint64_t sharedQuantizations = 0;
 };
 
 /// Quantizations (without an amax operand) of one tensor -- the same value
@@ -58,6 +60,9 @@ void populateShareWeightQuantizationPatterns(
 /// it is folded into them as their `hadamard` attribute (quantize(x) of the
 /// RHT of x): the transformed tensor is never materialized. An RHT with any
 /// other user stays, so that nothing computes it twice.
+void populateShareQuantizationPatterns(RewritePatternSet &patterns,
+                                       FusionCounters *counters = nullptr);
+
 void populateFoldHadamardPatterns(RewritePatternSet &patterns,
                                   FusionCounters *counters = nullptr);
 

@@ -211,7 +211,7 @@ def NVFP4FuseQuantization : Pass<"nvfp4-fuse-quantization", "ModuleOp"> {
                 "quantizations, take output amaxes from GEMM epilogues, drop "
                 "dead quantizations";
   let description = [{
-    Runs seven independent fusions after `nvfp4-apply-recipe`; none of
+    Runs eight independent fusions after `nvfp4-apply-recipe`; none of
     them changes a single result bit:
 
     1. *share-amax* (pattern set): quantizations of one tensor (the same
@@ -255,7 +255,13 @@ def NVFP4FuseQuantization : Pass<"nvfp4-fuse-quantization", "ModuleOp"> {
        part keeps its amax, rounding and seed. One GPU kernel then reads
        the tensor once for both, and the transposed tensor never exists.
        Runs after the fusions that set amaxes.
-    7. *remove-dead*: quantizations, amaxes, RHTs, dequantizations, packs,
+    7. *share-quantization* (pattern set): a quantization equal to an
+       earlier one in its block (the same input and amax, result type,
+       rounding, seed and RHT mask) is replaced by it. The recipe quantizes
+       a GEMM's input once per GEMM: X of the Q, K and V projections
+       arrives three times, and after share-amax the copies are identical.
+       Runs once the amaxes are final, before fuse-dual-quantization.
+    8. *remove-dead*: quantizations, amaxes, RHTs, dequantizations, packs,
        unpacks, scale swizzles and transposes whose results are unused are
        erased, with the producers that become dead with them. (This one is
        a walk, not a pattern set: a greedy rewrite erases dead ops before
@@ -306,6 +312,8 @@ def NVFP4FuseQuantization : Pass<"nvfp4-fuse-quantization", "ModuleOp"> {
     Option<"fuseDualQuantization", "fuse-dual-quantization", "bool",
            /*default=*/"true",
            "Run the fuse-dual-quantization patterns">,
+    Option<"shareQuantization", "share-quantization", "bool",
+           /*default=*/"true", "Run the share-quantization patterns">,
     Option<"removeDead", "remove-dead", "bool", /*default=*/"true",
            "Erase dead quantizations">,
     Option<"reportCounts", "report-counts", "bool", /*default=*/"false",
@@ -325,6 +333,8 @@ def NVFP4FuseQuantization : Pass<"nvfp4-fuse-quantization", "ModuleOp"> {
     Statistic<"numFusedDualQuantizations", "fused-dual-quantizations",
               "Rowwise + columnwise quantization pairs made one "
               "nvfp4.dual_quantize">,
+    Statistic<"numSharedQuantizations", "shared-quantizations",
+              "Quantizations replaced by an earlier equal one">,
     Statistic<"numDeadOpsRemoved", "dead-ops-removed",
               "Dead quantize/amax/hadamard/pack/unpack ops erased">,
   ];
