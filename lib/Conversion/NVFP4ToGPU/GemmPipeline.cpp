@@ -1182,8 +1182,8 @@ void GemmPipelineEmitter::finishTensorStores() {
   auto ifLane0 = scf::IfOp::create(b, loc, eq(lane, 0), false);
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(ifLane0.thenBlock());
-  // Complete, not only read: nothing after the kernel depends on it, but
-  // a wait for the writes costs one wait per warp at its exit.
+  // The staging buffers must outlive the stores' reads (".read" would
+  // do); waiting for the writes too costs one wait per warp at its exit.
   NVVM::CpAsyncBulkWaitGroupOp::create(b, loc, uint32_t(0), UnitAttr());
 }
 
