@@ -920,7 +920,7 @@ def main():
     # clips at M and N. Ragged M and N with BF16 and alpha and several tiles
     # per CTA; batches (a tile's rows past M must not reach the next batch
     # element); N smaller than the tile (whole chunks past N) with 3 decoded
-    # stages; 128 x 128 tiles; the decoder-warpgroup kernel.
+    # stages; 128 x 128 tiles; the decoder-warpgroup kernel; clusters.
     matmul_case(out, args, "matmul_route_ts_1000x1008x512_bf16_g7", 1000,
                 1008, 512, result="bf16", alpha=0.25,
                 schedule="128x256x256_s0_d4w0_p3_g7_ts")
@@ -933,6 +933,9 @@ def main():
                 schedule="128x128x256_s0_d6w0_p1_g2_ts")
     matmul_case(out, args, "matmul_v2_ts_520x400x768", 520, 400, 768,
                 schedule="128x128x256_s3_d2w1_p2_ts")
+    matmul_case(out, args, "matmul_route_ts_c2_1000x1008x512_bf16_g6", 1000,
+                1008, 512, result="bf16", alpha=0.25,
+                schedule="128x256x256_s0_d4w0_p3_g6_c2_ts")
     # SIMT fallback (K not a multiple of 256): bit-exact.
     matmul_case(out, args, "matmul_simt_96x64x272", 96, 64, 272)
     # A GEMM whose output feeds another NVFP4 GEMM: the output amax comes

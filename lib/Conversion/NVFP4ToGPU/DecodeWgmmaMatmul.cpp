@@ -191,15 +191,22 @@ struct DecodeWgmmaKernel {
   /// overwrite is the completion of this warp's wgmma reads, which
   /// wgmma.wait_group established (a .release.cluster arrival measured
   /// 1.6x slower at 8192^3).
-  void releaseDecoded(Value barrier) {
+  ///
+  /// The peer's barrier of `slot` is the peer's first "empty" barrier plus
+  /// 8 x slot (a CTA's shared memory is one contiguous window of the
+  /// cluster's): one mapa per rank, not per slot and rank, whose results
+  /// LLVM hoists out of the tile loop.
+  void releaseDecoded(Value slot) {
     if (plan().clusterM == 1)
-      return arriveForWarp(barrier);
+      return arriveForWarp(decodedEmpty(slot));
     NVVM::SyncWarpOp::create(b, loc, e.c32(-1));
     ifThen(e.eq(e.laneId(), 0), [&] {
       for (int64_t r = 0; r < plan().clusterM; ++r)
-        NVVM::MBarrierArriveOp::create(b, loc, Type(),
-                                       e.peerBarrier(barrier, e.c32(r)),
-                                       Value());
+        NVVM::MBarrierArriveOp::create(
+            b, loc, Type(),
+            e.offsetPtr(e.peerBarrier(decodedEmpty(e.c32(0)), e.c32(r)),
+                        e.mul(slot, e.c32(8))),
+            Value());
     });
   }
   void ifThen(Value condition, function_ref<void()> body) {
@@ -496,7 +503,7 @@ struct DecodeWgmmaKernel {
         // it belongs to the previous tile, released after its last wait).
         Value previous = arith::SubIOp::create(b, loc, u, e.c32(1));
         auto release = [&] {
-          releaseDecoded(decodedEmpty(urem(previous, p.decodedStages)));
+          releaseDecoded(urem(previous, p.decodedStages));
         };
         if (q > 0)
           release();
@@ -511,7 +518,7 @@ struct DecodeWgmmaKernel {
     Value last = arith::SubIOp::create(
         b, loc, e.mul(e.add(firstStep, e.c32(p.kSteps())), e.c32(kSubSteps)),
         e.c32(1));
-    releaseDecoded(decodedEmpty(urem(last, p.decodedStages)));
+    releaseDecoded(urem(last, p.decodedStages));
 
     // Epilogue: accumulator registers 4j..4j+3 are the n8 block j of the
     // warp's 16 rows in mma.sync's m16n8 order.

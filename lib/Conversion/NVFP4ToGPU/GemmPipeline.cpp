@@ -355,12 +355,6 @@ Type kernels::gemmOutputTensorMapType(const GemmPlan &plan) {
 std::string kernels::gemmTmaStoreUnsupportedReason(const GemmPlan &plan) {
   if (!plan.tmaStore || plan.quantizeOutput)
     return "";
-  // The cluster consumers keep the peer barriers' addresses in registers
-  // as well: with the staging addresses ptxas spills them (24 bytes at 168
-  // registers, BF16 C).
-  if (plan.clusterM > 1)
-    return "the TMA store (_ts) is not implemented with clusters (_cN): "
-           "the consumers would spill";
   int64_t elementBytes = plan.resultElement.getIntOrFloatBitWidth() / 8;
   // cuTensorMapEncodeTiled: every global stride is a multiple of 16 bytes.
   if (plan.n * elementBytes % 16 != 0)
