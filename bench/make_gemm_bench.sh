@@ -4,7 +4,8 @@
 # under the lowering's schedule choice and under forced schedules (the
 # kernel name in each manifest says which ran), and a program of our own
 # dequantize kernels for both operands (the "route": dequantize + a BF16
-# GEMM). Then run
+# GEMM); on the large shapes also the route's GEMM with the TMA-store
+# epilogue (GEMM_TS_SCHEDULES). Then run
 #   python3 bench/run_gemm_bench.py bench/build-gemm      (on the GPU machine)
 # Environment: BUILD_DIR (default build/), GEMM_BENCH_OUT (default
 # bench/build-gemm), GEMM_SHAPES ("MxNxK:blockB ..." to override).
@@ -23,6 +24,9 @@ EXTRA_8192=${GEMM_EXTRA_SCHEDULES:-"128x256x256_s2_d2w1_p8 128x256x256_s0_d3w0_p
 # split-K on 128 x 128 tiles and skinny kernels (a schedule a shape cannot
 # take is skipped).
 DECODE=${GEMM_DECODE_SCHEDULES:-"128x128x256_s4_k4 skinny8x16_w8 skinny8x16_w8_a skinny8x16_w16_u1 skinny8x16_w16_a skinny16x16_w4 skinny16x16_w8 skinny16x32_w8 skinny32x16_w8"}
+# The TMA-store epilogue (_ts) beside the route on the large shapes (M >
+# 128): with the route's 4 decoded stages and with 3.
+TS=${GEMM_TS_SCHEDULES:-"128x256x256_s0_d4w0_p16_ts 128x256x256_s0_d3w0_p16_ts"}
 t() { echo "!nvfp4.tensor<$1x$2xf4E2M1FN, scale = f8E4M3FN, block = $3>"; }
 compile() { # name, extra flags...
   local name=$1; shift
@@ -48,6 +52,12 @@ MLIR
   compile "gemm_${dims}_route" --gemm-schedule=128x256x256_s0_d4w0_p16
   cp "$OUT/gemm_$dims.mlir" "$OUT/gemm_${dims}_route_c2.mlir"
   compile "gemm_${dims}_route_c2" --gemm-schedule=128x256x256_s0_d4w0_p16_c2
+  if (( M > 128 )); then
+    for s in $TS; do
+      cp "$OUT/gemm_$dims.mlir" "$OUT/gemm_${dims}_$s.mlir"
+      compile "gemm_${dims}_$s" --gemm-schedule="$s"
+    done
+  fi
   if (( M <= 128 )); then
     for s in $DECODE; do
       cp "$OUT/gemm_$dims.mlir" "$OUT/gemm_${dims}_$s.mlir"
@@ -73,4 +83,5 @@ done
 echo "$SHAPES" > "$OUT/shapes.txt"
 echo "$EXTRA_8192" > "$OUT/extra_schedules.txt"
 echo "$DECODE" > "$OUT/decode_variants.txt"
+echo "$TS" > "$OUT/ts_schedules.txt"
 echo "GEMM benchmark kernels in ${OUT#$ROOT/}"

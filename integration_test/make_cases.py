@@ -915,6 +915,27 @@ def main():
                 schedule="128x256x256_s0_d4w0_p3_g6_c2")
     matmul_case(out, args, "matmul_route_c2_batched_2x300x528x768_g4", 300,
                 528, 768, batch=2, schedule="128x256x256_s0_d4w0_p2_g4_c2")
+    # The TMA-store epilogue (_ts): C leaves through per-warp staging
+    # buffers in shared memory and bulk tensor stores, which C's tensor map
+    # clips at M and N. Ragged M and N with BF16 and alpha and several tiles
+    # per CTA; batches (a tile's rows past M must not reach the next batch
+    # element); N smaller than the tile (whole chunks past N) with 3 decoded
+    # stages; 128 x 128 tiles; the decoder-warpgroup kernel; clusters.
+    matmul_case(out, args, "matmul_route_ts_1000x1008x512_bf16_g7", 1000,
+                1008, 512, result="bf16", alpha=0.25,
+                schedule="128x256x256_s0_d4w0_p3_g7_ts")
+    matmul_case(out, args, "matmul_route_ts_batched_2x200x304x512", 200, 304,
+                512, batch=2, schedule="128x256x256_s0_d4w0_p1_g3_ts")
+    matmul_case(out, args, "matmul_route_ts_144x80x512_d3", 144, 80, 512,
+                schedule="128x256x256_s0_d3w0_p16_ts")
+    matmul_case(out, args, "matmul_route_ts_batched_3x72x144x768_bf16_t128",
+                72, 144, 768, batch=3, result="bf16",
+                schedule="128x128x256_s0_d6w0_p1_g2_ts")
+    matmul_case(out, args, "matmul_v2_ts_520x400x768", 520, 400, 768,
+                schedule="128x128x256_s3_d2w1_p2_ts")
+    matmul_case(out, args, "matmul_route_ts_c2_1000x1008x512_bf16_g6", 1000,
+                1008, 512, result="bf16", alpha=0.25,
+                schedule="128x256x256_s0_d4w0_p3_g6_c2_ts")
     # SIMT fallback (K not a multiple of 256): bit-exact.
     matmul_case(out, args, "matmul_simt_96x64x272", 96, 64, 272)
     # A GEMM whose output feeds another NVFP4 GEMM: the output amax comes
@@ -946,6 +967,22 @@ def main():
     epilogue_quantize_case(out, args, "epilogue_quantize_route_c2_200x1024x384",
                            200, 1024, 384, tensor_cores=True,
                            schedule="128x256x256_s0_d4w0_p8_g4_c2")
+    # Both epilogues under the TMA-store schedule: the output amax counts
+    # only what lies inside C (bit for bit the max of the GPU's own C); the
+    # quantizing GEMM keeps its direct stores (no _ts in its name) and the
+    # plain GEMM of the same case stores by TMA.
+    chain_case(out, args, "chain_output_amax_route_ts_200x256x1024x384", 200,
+               256, 1024, 384, tensor_cores=True,
+               schedule="128x256x256_s0_d4w0_p8_g3_ts")
+    epilogue_quantize_case(out, args, "epilogue_quantize_route_ts_200x1024x384",
+                           200, 1024, 384, tensor_cores=True,
+                           schedule="128x256x256_s0_d4w0_p8_g3_ts")
+    for name in ("chain_output_amax_route_ts_200x256x1024x384",
+                 "epilogue_quantize_route_ts_200x1024x384"):
+        kernels = case_kernels(out, name)
+        if kernels is not None and not any(
+                kk.endswith("_ts") and "_q_" not in kk for kk in kernels):
+            raise SystemExit(f"{name}: no TMA-store GEMM: {kernels}")
     print("cases written to", out)
 
 

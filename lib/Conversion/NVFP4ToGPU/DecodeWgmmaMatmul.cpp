@@ -28,7 +28,10 @@
 //                         of the next stage queue behind the running ones),
 //                         then the stage before is released. The epilogue
 //                         (GemmPipelineEmitter: C, its amax, or its 1x16
-//                         quantization) stores from the accumulators.
+//                         quantization) stores from the accumulators --
+//                         with the TMA-store schedule (_ts) C goes through
+//                         two 2 KiB staging buffers per consumer warp after
+//                         the decoded stages and bulk tensor stores.
 //
 // Persistent: the grid is one CTA per SM and each CTA walks the tiles of
 // the grouped order (GemmPipelineEmitter::tileCoords). The decoders and
@@ -148,6 +151,14 @@ struct DecodeWgmmaKernel {
                        e.mul(stage, e.c32(decodedStageBytes(plan()))));
   }
 
+  /// With the TMA-store epilogue: the two staging buffers of consumer warp
+  /// `consumerWarp` (0 .. 7), after the decoded stages.
+  Value stagingBuffers(Value consumerWarp) {
+    return e.offsetPtr(
+        decodedStage(e.c32(plan().decodedStages)),
+        e.mul(consumerWarp, e.c32(kTmaStoreBuffers * kTmaStoreBufferBytes)));
+  }
+
   Value urem(Value x, int64_t y) {
     return arith::RemUIOp::create(b, loc, x, e.c32(y));
   }
@@ -180,15 +191,22 @@ struct DecodeWgmmaKernel {
   /// overwrite is the completion of this warp's wgmma reads, which
   /// wgmma.wait_group established (a .release.cluster arrival measured
   /// 1.6x slower at 8192^3).
-  void releaseDecoded(Value barrier) {
+  ///
+  /// The peer's barrier of `slot` is the peer's first "empty" barrier plus
+  /// 8 x slot (a CTA's shared memory is one contiguous window of the
+  /// cluster's): one mapa per rank, not per slot and rank, whose results
+  /// LLVM hoists out of the tile loop.
+  void releaseDecoded(Value slot) {
     if (plan().clusterM == 1)
-      return arriveForWarp(barrier);
+      return arriveForWarp(decodedEmpty(slot));
     NVVM::SyncWarpOp::create(b, loc, e.c32(-1));
     ifThen(e.eq(e.laneId(), 0), [&] {
       for (int64_t r = 0; r < plan().clusterM; ++r)
-        NVVM::MBarrierArriveOp::create(b, loc, Type(),
-                                       e.peerBarrier(barrier, e.c32(r)),
-                                       Value());
+        NVVM::MBarrierArriveOp::create(
+            b, loc, Type(),
+            e.offsetPtr(e.peerBarrier(decodedEmpty(e.c32(0)), e.c32(r)),
+                        e.mul(slot, e.c32(8))),
+            Value());
     });
   }
   void ifThen(Value condition, function_ref<void()> body) {
@@ -433,6 +451,14 @@ struct DecodeWgmmaKernel {
     auto kMajorA = NVVM::MMALayoutAttr::get(ctx, NVVM::MMALayout::row);
     auto kMajorB = NVVM::MMALayoutAttr::get(ctx, NVVM::MMALayout::col);
 
+    bool tmaStore = p.tmaStore && !p.quantizeOutput;
+    if (tmaStore) {
+      auto ifLane0 = scf::IfOp::create(b, loc, e.eq(e.laneId(), 0), false);
+      OpBuilder::InsertionGuard g(b);
+      b.setInsertionPointToStart(ifLane0.thenBlock());
+      e.acquireOutputTensorMap();
+    }
+
     auto tiles =
         scf::ForOp::create(b, loc, e.c32(0), e.tilesOfThisCTA(), e.c32(1));
     OpBuilder::InsertionGuard guard(b);
@@ -477,7 +503,7 @@ struct DecodeWgmmaKernel {
         // it belongs to the previous tile, released after its last wait).
         Value previous = arith::SubIOp::create(b, loc, u, e.c32(1));
         auto release = [&] {
-          releaseDecoded(decodedEmpty(urem(previous, p.decodedStages)));
+          releaseDecoded(urem(previous, p.decodedStages));
         };
         if (q > 0)
           release();
@@ -492,7 +518,7 @@ struct DecodeWgmmaKernel {
     Value last = arith::SubIOp::create(
         b, loc, e.mul(e.add(firstStep, e.c32(p.kSteps())), e.c32(kSubSteps)),
         e.c32(1));
-    releaseDecoded(decodedEmpty(urem(last, p.decodedStages)));
+    releaseDecoded(urem(last, p.decodedStages));
 
     // Epilogue: accumulator registers 4j..4j+3 are the n8 block j of the
     // warp's 16 rows in mma.sync's m16n8 order.
@@ -511,6 +537,12 @@ struct DecodeWgmmaKernel {
         e.storeQuantizedFragments(row0, e.c32(16 * j),
                                   ArrayRef<Value>(values).slice(8 * j, 8),
                                   scale, tensorScale);
+    } else if (tmaStore) {
+      // Through this warp's staging buffers and TMA stores: the loads and
+      // decodes of the next tile run meanwhile, bounded by the stages.
+      e.storeMmaFragmentByTensorCopy(
+          row0, values, scale,
+          stagingBuffers(e.add(e.mul(consumer, e.c32(4)), warpInGroup)));
     } else {
       e.storeMmaFragment(row0, e.c32(0), values, scale);
     }
@@ -541,6 +573,8 @@ struct DecodeWgmmaKernel {
         b.setInsertionPointToStart(roles.elseBlock());
         emitConsumers(e.lshr(warp, 2));
         e.finishOutputAmax();
+        if (p.tmaStore && !p.quantizeOutput)
+          e.finishTensorStores();
       }
       // No CTA leaves while a peer may still arrive on its barriers.
       if (p.clusterM > 1)
@@ -563,13 +597,21 @@ struct DecodeWgmmaKernel {
         arith::SubIOp::create(b, loc, warpgroup, e.c32(p.decoderWarpgroups)));
     // The amax of every tile's C this thread stored, once per warp.
     e.finishOutputAmax();
+    if (p.tmaStore && !p.quantizeOutput)
+      e.finishTensorStores();
   }
 };
 
 } // namespace
 
 int64_t kernels::decodeWgmmaGemmSharedBytes(const GemmPlan &plan) {
-  return plan.decodedStages * decodedStageBytes(plan);
+  int64_t bytes = plan.decodedStages * decodedStageBytes(plan);
+  // The TMA-store epilogue's staging buffers, two per consumer warp, on a
+  // 1024-byte boundary (decoded stages are multiples of it) for the
+  // 128-byte swizzle.
+  if (plan.tmaStore && !plan.quantizeOutput)
+    bytes += kConsumerWarpgroups * 4 * kTmaStoreBuffers * kTmaStoreBufferBytes;
+  return bytes;
 }
 
 std::string
@@ -597,6 +639,8 @@ kernels::decodeWgmmaGemmUnsupportedReason(const GemmPlan &plan,
   if (!plan.decodesSeparately() &&
       (blocks * kUnitsPerRow) % plan.decoderWarpgroups != 0)
     return "the decoder warpgroups do not divide the tile's rows evenly";
+  if (std::string why = gemmTmaStoreUnsupportedReason(plan); !why.empty())
+    return why;
   if (16 * (plan.stages + plan.decodedStages) > plan.barrierBytes)
     return "too many stages for the barrier area";
   if (plan.tiles() >

@@ -162,6 +162,8 @@ std::string GemmSchedule::name() const {
     text += "_k" + std::to_string(splitK);
   if (mmaK != 64)
     text += "_mk" + std::to_string(mmaK);
+  if (tmaStore)
+    text += "_ts";
   return text;
 }
 
@@ -226,6 +228,7 @@ FailureOr<GemmSchedule> kernels::parseGemmSchedule(StringRef text,
   if (rest.consume_front("_mk") &&
       (!number(rest, schedule.mmaK) || schedule.mmaK != 96))
     return fail("the K = 96 MMA is _mk96");
+  schedule.tmaStore = rest.consume_front("_ts");
   if (!rest.empty())
     return fail("unexpected '" + rest + "'");
   return schedule;
@@ -327,7 +330,43 @@ SmallVector<Type> kernels::gemmKernelArgTypes(const GemmPlan &plan,
     types[1] = gemmTensorMapType(plan, plan.a, /*scales=*/true);
   if (plan.scalesByTensorMap(plan.b))
     types[4] = gemmTensorMapType(plan, plan.b, /*scales=*/true);
+  if (plan.tmaStore && !plan.quantizeOutput)
+    types[7] = gemmOutputTensorMapType(plan);
   return types;
+}
+
+Type kernels::gemmOutputTensorMapType(const GemmPlan &plan) {
+  MLIRContext *ctx = plan.resultElement.getContext();
+  int64_t columns =
+      kTmaStoreRowBytes / (plan.resultElement.getIntOrFloatBitWidth() / 8);
+  auto box = MemRefType::get({1, kTmaStoreRows, columns}, plan.resultElement,
+                             MemRefLayoutAttrInterface(),
+                             IntegerAttr::get(IntegerType::get(ctx, 64), 3));
+  // The 128-byte swizzle makes the staging writes of a fragment
+  // conflict-free (GemmPipelineEmitter::storeMmaFragmentByTensorCopy); a
+  // store has no fill, the OOB kind only completes the type.
+  return nvgpu::TensorMapDescriptorType::get(
+      ctx, box, nvgpu::TensorMapSwizzleKind::SWIZZLE_128B,
+      nvgpu::TensorMapL2PromoKind::L2PROMO_NONE,
+      nvgpu::TensorMapOOBKind::OOB_ZERO,
+      nvgpu::TensorMapInterleaveKind::INTERLEAVE_NONE);
+}
+
+std::string kernels::gemmTmaStoreUnsupportedReason(const GemmPlan &plan) {
+  if (!plan.tmaStore || plan.quantizeOutput)
+    return "";
+  int64_t elementBytes = plan.resultElement.getIntOrFloatBitWidth() / 8;
+  // cuTensorMapEncodeTiled: every global stride is a multiple of 16 bytes.
+  if (plan.n * elementBytes % 16 != 0)
+    return "the TMA store (_ts) needs rows of C of a multiple of 16 bytes "
+           "(N = " +
+           std::to_string(plan.n) + " x " + std::to_string(elementBytes) +
+           " bytes)";
+  if (plan.tileN * elementBytes % kTmaStoreRowBytes != 0 ||
+      plan.tileN * elementBytes / kTmaStoreRowBytes % kTmaStoreBuffers != 0)
+    return "the TMA store (_ts) needs an even number of 128-byte column "
+           "chunks per tile";
+  return "";
 }
 
 gpu::GPUFuncOp kernels::buildProducerConsumerKernel(
@@ -1126,6 +1165,140 @@ void GemmPipelineEmitter::finishOutputAmax() {
   Value max = memref::LoadOp::create(b, loc, storedAmax,
                                      ValueRange{indexConstant(b, loc, 0)});
   warpMaxToAmax(b, loc, max, args[8]);
+}
+
+void GemmPipelineEmitter::acquireOutputTensorMap() {
+  NVVM::FenceProxyAcquireOp::create(b, loc, NVVM::MemScopeKind::SYS,
+                                    argumentPointer(b, loc, args[7]), c32(128));
+}
+
+void GemmPipelineEmitter::finishTensorStores() {
+  auto ifLane0 = scf::IfOp::create(b, loc, eq(lane, 0), false);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(ifLane0.thenBlock());
+  // The staging buffers must outlive the stores' reads (".read" would
+  // do); waiting for the writes too costs one wait per warp at its exit.
+  NVVM::CpAsyncBulkWaitGroupOp::create(b, loc, uint32_t(0), UnitAttr());
+}
+
+void GemmPipelineEmitter::storeMmaFragmentByTensorCopy(Value tileRow0,
+                                                       ValueRange c,
+                                                       Value scale,
+                                                       Value staging) {
+  Type element = plan.resultElement;
+  int64_t elementBytes = element.getIntOrFloatBitWidth() / 8;
+  // A chunk is 128 bytes of each of the warp's 16 rows: 64 BF16 or 32 FP32
+  // columns, 8 or 4 n8 blocks.
+  int64_t chunkColumns = kTmaStoreRowBytes / elementBytes;
+  int64_t blocksPerChunk = chunkColumns / 8;
+  int64_t chunks = static_cast<int64_t>(c.size()) / 4 / blocksPerChunk;
+  Value map = argumentPointer(b, loc, args[7]);
+  Value g = lshr(lane, 2), t = andi(lane, 3);
+  Value row = add(rowA0, add(tileRow0, g));
+  Value rowInside[2] = {ult(row, c32(plan.m)),
+                        ult(add(row, c32(8)), c32(plan.m))};
+  Value col = add(rowB0, mul(t, c32(2)));
+  auto pairType = VectorType::get({2}, element);
+  Value zeroPair = arith::ConstantOp::create(
+      b, loc, pairType,
+      DenseElementsAttr::get(pairType, b.getZeroAttr(element)));
+  auto ifLane0 = [&](function_ref<void()> body) {
+    auto ifOp = scf::IfOp::create(b, loc, eq(lane, 0), false);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(ifOp.thenBlock());
+    body();
+  };
+  for (int64_t chunk = 0; chunk < chunks; ++chunk) {
+    Value buffer =
+        offsetPtr(staging, (chunk % kTmaStoreBuffers) * kTmaStoreBufferBytes);
+    // The store that read this buffer two chunks ago (of this tile or the
+    // last) is done reading; the one of the last chunk may still run.
+    ifLane0([&] {
+      NVVM::CpAsyncBulkWaitGroupOp::create(
+          b, loc, uint32_t(kTmaStoreBuffers - 1), b.getUnitAttr());
+    });
+    NVVM::SyncWarpOp::create(b, loc, c32(-1));
+    // The pair of C[row g + 8h][cols 8j + 2t, + 1], scaled and rounded;
+    // the output amax folds it only where it lies inside C.
+    auto pairOf = [&](int64_t j, int64_t h) {
+      Value v[2];
+      for (int64_t i = 0; i < 2; ++i) {
+        v[i] = arith::MulFOp::create(b, loc, c[4 * j + 2 * h + i], scale);
+        if (element != b.getF32Type())
+          v[i] = arith::TruncFOp::create(b, loc, element, v[i]);
+      }
+      Value pair = vector::FromElementsOp::create(b, loc, pairType,
+                                                  ValueRange{v[0], v[1]});
+      if (plan.outputAmax)
+        noteStored(arith::SelectOp::create(
+            b, loc,
+            arith::AndIOp::create(b, loc, rowInside[h],
+                                  ult(add(col, c32(8 * j)), c32(plan.n))),
+            pair, zeroPair));
+      return pair;
+    };
+    // Row r, 16-byte chunk q of a buffer is at r * 128 + (q ^ (r % 8)) * 16
+    // (the 128-byte swizzle).
+    auto swizzledOffset = [&](Value row, Value chunk) {
+      return add(mul(row, c32(kTmaStoreRowBytes)),
+                 shl(arith::XOrIOp::create(b, loc, chunk, andi(row, 7)), 4));
+    };
+    if (elementBytes == 2) {
+      // stmatrix.x4 per two n8 blocks: its four 8 x 8 matrices are (block
+      // j, rows 0-7), (j, 8-15), (j + 1, 0-7), (j + 1, 8-15), each lane
+      // holding the pair the accumulator fragment gives it, and lane l
+      // addresses row l % 8 of matrix l / 8. A matrix's 8 rows of 16
+      // bytes land in 8 different chunks: no bank conflict. 4 x fewer
+      // stores than pairs, and 4 addresses per lane instead of 8.
+      Value matrix = lshr(lane, 3);
+      Value bufferRow = add(andi(lane, 7), shl(andi(matrix, 1), 3));
+      for (int64_t jj = 0; jj < blocksPerChunk; jj += 2) {
+        int64_t j = chunk * blocksPerChunk + jj;
+        SmallVector<Value> sources;
+        for (int64_t i = 0; i < 4; ++i)
+          sources.push_back(LLVM::BitcastOp::create(
+              b, loc, b.getI32Type(), pairOf(j + i / 2, i % 2)));
+        Value offset =
+            swizzledOffset(bufferRow, add(c32(jj), lshr(matrix, 1)));
+        NVVM::StMatrixOp::create(
+            b, loc, offsetPtr(buffer, offset), sources, NVVM::MMALayout::row,
+            NVVM::LdStMatrixShapeAttr::get(b.getContext(), 8, 8),
+            NVVM::LdStMatrixEltType::B16);
+      }
+    } else {
+      // FP32: one 8-byte store per pair, columns 8 jj + 2t, + 1 at byte
+      // 32 jj + 8t of the row, chunk 2 jj + t / 2. The 32 lanes write two
+      // rows' 256 bytes, each bank twice: the minimum of 2 wavefronts.
+      for (int64_t jj = 0; jj < blocksPerChunk; ++jj) {
+        int64_t j = chunk * blocksPerChunk + jj;
+        for (int64_t h = 0; h < 2; ++h) {
+          Value pair = pairOf(j, h);
+          Value offset = add(
+              swizzledOffset(add(g, c32(8 * h)),
+                             add(c32(2 * jj), lshr(t, 1))),
+              mul(andi(t, 1), c32(8)));
+          LLVM::StoreOp::create(b, loc, pair, offsetPtr(buffer, offset),
+                                2 * elementBytes);
+        }
+      }
+    }
+    // Each lane's generic-proxy writes become visible to the TMA (async
+    // proxy) before lane 0 issues the store that reads them.
+    NVVM::FenceProxyOp::create(
+        b, loc, NVVM::ProxyKind::async_shared,
+        NVVM::SharedSpaceAttr::get(b.getContext(),
+                                   NVVM::SharedSpace::shared_cta));
+    NVVM::SyncWarpOp::create(b, loc, c32(-1));
+    ifLane0([&] {
+      // Coordinates innermost first: column, row, batch element.
+      NVVM::CpAsyncBulkTensorSharedCTAToGlobalOp::create(
+          b, loc, map, buffer,
+          ValueRange{add(rowB0, c32(chunk * chunkColumns)),
+                     add(rowA0, tileRow0), outputBatch},
+          Value(), NVVM::TMAStoreMode::TILE, Value());
+      NVVM::CpAsyncBulkCommitGroupOp::create(b, loc);
+    });
+  }
 }
 
 void GemmPipelineEmitter::storeMmaFragment(Value tileRow0, Value tileCol0,

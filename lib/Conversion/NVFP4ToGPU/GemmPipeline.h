@@ -176,6 +176,18 @@ struct GemmSchedule {
   /// == 0 (docs/Blackwell.md section 8).
   int64_t mmaK = 64;
 
+  /// The epilogue stores C through shared memory with TMA tensor copies
+  /// ("_ts"; the sm_90a decoded-stage kernels, DecodeWgmmaMatmul.cpp): each
+  /// consumer warp writes its accumulators, scaled and rounded, into one of
+  /// two 16-row x 128-byte staging buffers (the 128-byte swizzle) and one
+  /// lane stores the box with cp.async.bulk.tensor shared::cta -> global;
+  /// the tensor map of C clips the rows and columns past the matrix. C's
+  /// rows must be multiples of 16 bytes (the map's stride). The quantizing
+  /// epilogue (codes and scales, not C) keeps its direct stores: planGemm
+  /// drops the flag for scaled_matmul_quantize, whose kernel name then has
+  /// no "_ts".
+  bool tmaStore = false;
+
   /// The route: the operands are decoded into F16 scratch by their own
   /// kernels before the GEMM (decodedStages > 0, decoderWarpgroups == 0).
   bool decodesSeparately() const {
@@ -185,7 +197,8 @@ struct GemmSchedule {
   /// "128x256x256_s2_d2w1_p8": tile, FP4 stages, decoded stages and decoder
   /// warpgroups (when decodedStages > 0), persistent with its raster group
   /// (when persistent) and "_gN" with a grid limit, "_kS" with split-K,
-  /// "_mk96" with the K = 96 MMA (CUTLASS calls it "ultra").
+  /// "_mk96" with the K = 96 MMA (CUTLASS calls it "ultra"), "_ts" with the
+  /// TMA-store epilogue.
   /// parseGemmSchedule reads it back.
   std::string name() const;
 };
@@ -476,6 +489,28 @@ public:
   void storeQuantizedFragments(Value tileRow0, Value tileCol0, ValueRange c,
                                Value scale,
                                const ScalarBuilder::TensorScale &tensorScale);
+  /// The TMA-store epilogue (GemmPlan::tmaStore): stores the FP32 values
+  /// `c` (before `scale`) of a warp's m16 accumulator fragments -- four
+  /// registers per n8 block, consecutive blocks from column 0 of the tile,
+  /// rows tileRow0 .. + 15 -- through this warp's two staging buffers at
+  /// `staging` (shared, kTmaStoreBuffers x kTmaStoreBufferBytes, 1024-byte
+  /// aligned) in chunks of 128 bytes of columns: lane 0 waits until the
+  /// bulk store that read a buffer before is done reading it
+  /// (cp.async.bulk.wait_group.read 1), the lanes write the chunk
+  /// (swizzled, conflict-free: stmatrix.x4 for 16-bit C, 8-byte st.shared
+  /// for FP32), fence.proxy.async.shared::cta, and lane 0
+  /// issues cp.async.bulk.tensor.3d.global.shared::cta and commits it. The
+  /// map clips what lies past M and N; the output amax counts only what is
+  /// inside. Every lane of the warp calls it; the chunks of a tile are an
+  /// even number, so the buffers alternate across tiles too.
+  void storeMmaFragmentByTensorCopy(Value tileRow0, ValueRange c, Value scale,
+                                    Value staging);
+  /// The TMA-store epilogue: makes C's tensor map visible to the TMA; once,
+  /// by lane 0 of each storing warp, before its first store.
+  void acquireOutputTensorMap();
+  /// The TMA-store epilogue: lane 0 of a storing warp waits until its bulk
+  /// stores are complete (before the CTA exits and its shared memory goes).
+  void finishTensorStores();
   /// With GemmPlan::outputAmax, reduces the amax of what this thread
   /// stored over its warp and adds it to C's amax with one atomic max;
   /// otherwise nothing. Every lane of a warp that stores calls it once,
@@ -545,6 +580,24 @@ SmallVector<Type> gemmKernelArgTypes(const GemmPlan &plan,
 /// F16 values.
 Type gemmTensorMapType(const GemmPlan &plan, const GemmOperand &op,
                        bool scales);
+
+/// The TMA-store epilogue (GemmSchedule::tmaStore): each consumer warp
+/// stages 16 rows of C (its rows of an m16 accumulator fragment) x 128
+/// bytes in each of two buffers, so the st.shared of one column chunk
+/// overlaps the bulk store of the one before.
+constexpr int64_t kTmaStoreRows = 16;
+constexpr int64_t kTmaStoreRowBytes = 128;
+constexpr int64_t kTmaStoreBuffers = 2;
+constexpr int64_t kTmaStoreBufferBytes = kTmaStoreRows * kTmaStoreRowBytes;
+
+/// The tensor map of C ([batch, M, N] elements of plan.resultElement) for
+/// the TMA-store epilogue: a box of kTmaStoreRows x 128 bytes with the
+/// 128-byte swizzle.
+Type gemmOutputTensorMapType(const GemmPlan &plan);
+
+/// Why `plan`'s C cannot be stored by tensor copies, or "" when it can (or
+/// the plan does not ask for it).
+std::string gemmTmaStoreUnsupportedReason(const GemmPlan &plan);
 
 /// The shared memory buildWgmmaGemmKernel adds to `plan`
 /// (GemmPlan::consumerSharedBytes).

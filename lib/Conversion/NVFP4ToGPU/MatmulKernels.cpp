@@ -395,6 +395,10 @@ std::optional<GemmPlan> planGemm(const ::nvfp4::target::ChipInfo &chip,
       !tcgen05 && chip.has(::nvfp4::target::Instruction::MmaSyncBlockScale);
   // Why the kernel for this chip cannot take `plan`, or "".
   auto unsupported = [&](GemmPlan &plan) -> std::string {
+    if (plan.tmaStore && (plan.skinny() || tcgen05 || mmaBlockScale ||
+                          !plan.decodedStages))
+      return "the TMA-store epilogue (_ts) is implemented for the sm_90a "
+             "decoded-stage kernels (_dDwW) only";
     // The skinny kernel is plain mma.sync F16 (sm_80+) and
     // cvt.f16x2.e4m3x2 (sm_89+): every chip with a tensor-core GEMM.
     if (plan.skinny())
@@ -425,6 +429,10 @@ std::optional<GemmPlan> planGemm(const ::nvfp4::target::ChipInfo &chip,
     // which the kernel then reports).
     if (output == GemmOutput::Quantized && !forced)
       schedule.splitK = 1;
+    // The quantizing epilogue writes codes and scales, not C: it keeps its
+    // direct stores under a TMA-store schedule (the kernel name says so).
+    if (output == GemmOutput::Quantized)
+      schedule.tmaStore = false;
     GemmPlan plan = makeGemmPlan(chip, schedule, lhsType, rhsType,
                                  resultType.getElementType());
     plan.outputAmax = output == GemmOutput::ValuesAndAmax;
@@ -546,6 +554,10 @@ LogicalResult launchGemm(ConversionPatternRewriter &rewriter, Operation *op,
           i % 3 == 0 ? (plan->decodesSeparately() ? plan->k : plan->k / 2)
                      : plan->k / 16,
           argTypes[i]);
+  // The TMA-store epilogue writes C through its tensor map ([batch, M, N]).
+  if (isa<nvgpu::TensorMapDescriptorType>(argTypes[7]))
+    args[7] = createTensorMap(rewriter, loc, args[7], plan->batch, plan->n,
+                              argTypes[7]);
   // A split-K GEMM writes FP32 partial sums: named for what it writes.
   std::string name =
       plan->splitK > 1
