@@ -32,6 +32,7 @@ import argparse
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -215,14 +216,22 @@ def run_torch(inputs, args, report):
         call = lambda: fn(*tensors)  # noqa: E731
         torch.cuda.synchronize()
         start = time.time()
-        with torch.no_grad():
-            y = call()
-            torch.cuda.synchronize()
-            first_s = time.time() - start
-            torch.cuda.reset_peak_memory_stats()
-            base = torch.cuda.memory_allocated()
-            median, minimum = time_cuda(torch, call, args.warmup, args.repeat)
-            peak = torch.cuda.max_memory_allocated() - base
+        try:
+            with torch.no_grad():
+                y = call()
+                torch.cuda.synchronize()
+                first_s = time.time() - start
+                torch.cuda.reset_peak_memory_stats()
+                base = torch.cuda.memory_allocated()
+                median, minimum = time_cuda(torch, call, args.warmup, args.repeat)
+                peak = torch.cuda.max_memory_allocated() - base
+        except Exception as e:  # report it; the other measurements stand
+            message = ("%s: %s" % (type(e).__name__, e)).splitlines()[0][:400]
+            results[mode] = {"error": message}
+            report("PyTorch %s FAILED: %s" % (mode, message))
+            y = None
+            torch.cuda.empty_cache()
+            continue
         outputs[mode] = y.float().cpu().numpy().reshape(-1)
         del y
         results[mode] = {"median_ms": median, "min_ms": minimum, "first_call_s": first_s,
@@ -305,6 +314,7 @@ def main():
     if ok and not args.no_torch:
         results["torch"], torch_outputs = run_torch(inputs, args, report)
         outputs.update(torch_outputs)
+        ok &= not any("error" in r for r in results["torch"].values())
 
     # The check: one computation.
     checks = {}
@@ -332,7 +342,7 @@ def main():
     times = {"nvfp4 (NVFP4 GEMMs, emulated on sm_90a)": bundles.get("nvfp4", {}).get("median_ms"),
              "nvfp4 all-BF16": bundles.get("bf16", {}).get("median_ms")}
     for mode in ("eager", "torch.compile"):
-        if mode in results.get("torch", {}):
+        if "median_ms" in results.get("torch", {}).get(mode, {}):
             times["PyTorch %s (BF16)" % mode] = results["torch"][mode]["median_ms"]
     report()
     report("forward step of the block (ms, median):")
@@ -364,6 +374,7 @@ def main():
     for name in ("nvfp4", "bf16"):
         if name in bundles:
             results["breakdown"][name] = breakdown(name, bundles[name], report)
+    shutil.rmtree(work, ignore_errors=True)
     report()
     report("model bench %s in %.0f s" % ("ok" if ok else "FAILED", time.time() - started))
     results["ok"] = ok
