@@ -24,6 +24,11 @@ The arguments are the IR's, in its order (ARGUMENTS below). The softmax is
 written with in-place FP32 ops so that eager mode holds at most one FP32
 copy of the scores beside the BF16 ones (34 + 17 GB at 16k tokens);
 torch.compile functionalizes them.
+
+Checked against the IR by `bash bench/make_model_bench.sh --check-torch`:
+on the 128-token block, 1.22e-2 max-norm relative error from the CPU
+reference pipeline (all-BF16, FP32 accumulation), 2 BF16 ulps of the
+largest outputs.
 """
 
 import torch

@@ -96,11 +96,43 @@ def check_bundle(name, manifest, tokens):
     }
 
 
+def check_torch_module(build, out):
+    """llama_block_torch.py against the CPU reference pipeline of the IR
+    (mlir-runner, a few minutes), all-BF16 with FP32 accumulation, on the
+    128-token block and model_inputs.py's inputs; needs numpy and torch
+    (CPU) in this Python."""
+    import numpy as np
+    import torch
+    sys.path.insert(0, os.path.join(ROOT, "integration_test", "model"))
+    import llama_block_torch as block
+    import make_model_case
+    import model_inputs
+    text = open(os.path.join(ROOT, "examples", "llama_block.mlir")).read()
+    reference = make_model_case.run_reference(
+        build, out, "torch_check_reference",
+        make_model_case.fp32_accumulation(text, ops=("matmul", "batch_matmul"), expected=9),
+        precision="--nvfp4-assign-precision=keep-first=2 keep-last=8")
+    specs = {name: (seed, exponent, signed)
+             for name, _, seed, exponent, signed in model_inputs.ARGUMENTS}
+    tensors = [torch.from_numpy(model_inputs.bf16_bits(shape(128), *specs[name]).view(np.int16))
+               .view(torch.bfloat16) for name, shape in block.ARGUMENTS]
+    with torch.no_grad():
+        y = block.decoder_block(*tensors).float().numpy().reshape(-1)
+    error = float(np.abs(y.astype(np.float64) - reference).max() / np.abs(reference).max())
+    print("make_model_bench: llama_block_torch.py vs the CPU reference of the IR (128 "
+          "tokens, all-BF16, FP32 accumulation): max-norm relative error %.3e" % error)
+    if not error <= 5e-2:
+        die("llama_block_torch.py does not compute the IR's block")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--build", default=os.path.join(ROOT, "build"))
     parser.add_argument("--out", default=os.path.join(ROOT, "bench", "build-model"))
     parser.add_argument("--tokens", type=int, default=16384)
+    parser.add_argument("--check-torch", action="store_true",
+                        help="first check llama_block_torch.py against the IR's CPU "
+                             "reference on 128 tokens (minutes; needs torch)")
     args = parser.parse_args()
     bin_dir = os.path.join(args.build, "bin")
     for tool in ("nvfp4-compile", "nvfp4-run"):
@@ -110,6 +142,10 @@ def main():
         shutil.rmtree(args.out)
     os.makedirs(args.out)
     out = args.out
+    if args.check_torch:
+        check_torch_module(args.build, out)
+        for name in os.listdir(out):
+            os.remove(os.path.join(out, name))
 
     block = os.path.join(out, "block.mlir")
     with open(block, "w") as f:
