@@ -244,7 +244,38 @@ def run_torch(inputs, args, report):
     return results, outputs
 
 
-def breakdown(name, bundle, report):
+ELEMENT_BYTES = {"bf16": 2, "f16": 2, "f32": 4, "f64": 8, "i8": 1, "ui8": 1,
+                 "i16": 2, "i32": 4, "i64": 8, "f8E4M3FN": 1, "f8E5M2": 1}
+GEMM_NAME = re.compile(r"^nvfp4_(?:scaled|bf16)_matmul_((?:\d+x){2,3}\d+)_")
+
+
+def launch_rate(kernel, manifest):
+    """What a launch's time is measured against: a GEMM's FLOPs (2 M N K,
+    times the batch; the dimensions are in its name) or, for the other
+    kernels, the bytes of the buffers its parameters point to (every
+    buffer read or written once: a lower bound on its traffic)."""
+    m = GEMM_NAME.match(kernel["name"])
+    if m:
+        flops = 2
+        for d in m.group(1).split("x"):
+            flops *= int(d)
+        return "flops", flops
+    buffers = {p["buffer"] for p in kernel["params"] if "buffer" in p}
+    return "bytes", sum(manifest["buffers"][b]["elements"] *
+                        ELEMENT_BYTES.get(manifest["buffers"][b]["element_type"], 0)
+                        for b in buffers)
+
+
+def rate_text(rate, ms):
+    what, amount = rate
+    if ms <= 0:
+        return ""
+    if what == "flops":
+        return "%7.1f TFLOP/s" % (amount / ms / 1e9)
+    return "%7.0f GB/s" % (amount / ms / 1e6)
+
+
+def breakdown(name, bundle, report, manifest):
     launches = bundle["launches"]
     total = sum(l["median_ms"] for l in launches)
     kinds, kernels = {}, {}
@@ -263,11 +294,15 @@ def breakdown(name, bundle, report):
     report("  %9s %6s %8s  %s" % ("ms", "%", "launches", "kind"))
     for kind, (ms, count) in sorted(kinds.items(), key=lambda kv: -kv[1][0]):
         report("  %9.3f %6.1f %8d  %s" % (ms, 100 * ms / total, count, kind))
-    report("%s step by launch:" % name)
-    report("  %6s %9s %6s  %s" % ("launch", "ms", "%", "kernel"))
+    report("%s step by launch (GEMMs: TFLOP/s; other kernels: the bytes of the buffers "
+           "they touch, once, per second):" % name)
+    report("  %6s %9s %6s %14s  %s" % ("launch", "ms", "%", "rate", "kernel"))
     for l in launches:
-        report("  %6d %9.3f %6.1f  %s" % (l["launch"], l["median_ms"],
-                                          100 * l["median_ms"] / total, l["kernel"]))
+        rate = launch_rate(manifest["kernels"][l["launch"]], manifest)
+        l["rate"] = {"what": rate[0], "amount": rate[1]}
+        report("  %6d %9.3f %6.1f %14s  %s" % (l["launch"], l["median_ms"],
+                                               100 * l["median_ms"] / total,
+                                               rate_text(rate, l["median_ms"]), l["kernel"]))
     return {"kinds": {k: {"ms": v[0], "launches": v[1]} for k, v in kinds.items()},
             "kernels": {k: {"ms": v[0], "launches": v[1]} for k, v in kernels.items()},
             "sum_ms": total}
@@ -373,7 +408,9 @@ def main():
     results["breakdown"] = {}
     for name in ("nvfp4", "bf16"):
         if name in bundles:
-            results["breakdown"][name] = breakdown(name, bundles[name], report)
+            with open(os.path.join(kit_dir, name + ".json")) as f:
+                manifest = json.load(f)
+            results["breakdown"][name] = breakdown(name, bundles[name], report, manifest)
     shutil.rmtree(work, ignore_errors=True)
     report()
     report("model bench %s in %.0f s" % ("ok" if ok else "FAILED", time.time() - started))
