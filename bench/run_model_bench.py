@@ -197,6 +197,13 @@ def max_norm_error(y, reference):
     return float(np.abs(y.astype(np.float64) - reference).max() / np.abs(reference).max())
 
 
+def rms_error(y, reference):
+    """The relative RMS error: the bulk of the outputs, where the max-norm
+    is one element."""
+    d = y.astype(np.float64) - reference
+    return float(np.sqrt(np.mean(d * d) / np.mean(reference.astype(np.float64) ** 2)))
+
+
 def run_torch(inputs, args, report):
     import torch
     import llama_block_torch as block
@@ -360,11 +367,13 @@ def main():
             if name not in outputs:
                 continue
             checks[name] = max_norm_error(outputs[name], reference)
+            checks[name + " (relative RMS)"] = rms_error(outputs[name], reference)
             gate = name != "nvfp4"
             passed = checks[name] <= CHECK_TOLERANCE
             ok &= passed or not gate
-            report("check: %s vs the BF16 bundle: max-norm relative error %.3e%s"
-                   % (name, checks[name],
+            report("check: %s vs the BF16 bundle: max-norm relative error %.3e, relative RMS "
+                   "%.3e%s"
+                   % (name, checks[name], checks[name + " (relative RMS)"],
                       (" (tolerance %.0e: %s)" % (CHECK_TOLERANCE, "ok" if passed else "FAIL"))
                       if gate else " (NVFP4 quantization error, reported only)"))
         if "eager" in outputs and "torch.compile" in outputs:
