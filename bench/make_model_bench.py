@@ -138,6 +138,11 @@ def main():
     for tool in ("nvfp4-compile", "nvfp4-run"):
         if not os.access(os.path.join(bin_dir, tool), os.X_OK):
             die("%s is not built in %s" % (tool, bin_dir))
+    usage = subprocess.run([os.path.join(bin_dir, "nvfp4-run"), "--help"],
+                           capture_output=True, text=True).stdout
+    if "--time-kernels" not in usage:
+        die("%s/nvfp4-run has no --time-kernels: rebuild it (ninja -C %s nvfp4-run)"
+            % (bin_dir, args.build))
     if os.path.exists(args.out):
         shutil.rmtree(args.out)
     os.makedirs(args.out)
