@@ -104,14 +104,35 @@ float RunStats::min() const {
              : *std::min_element(milliseconds.begin(), milliseconds.end());
 }
 
-float RunStats::median() const {
-  if (milliseconds.empty())
+
+/// The median of `values` (0 if there are none).
+static float medianOf(std::vector<float> values) {
+  if (values.empty())
     return 0.0f;
-  std::vector<float> sorted = milliseconds;
-  std::sort(sorted.begin(), sorted.end());
-  size_t n = sorted.size();
-  return n % 2 ? sorted[n / 2] : 0.5f * (sorted[n / 2 - 1] + sorted[n / 2]);
+  std::sort(values.begin(), values.end());
+  size_t n = values.size();
+  return n % 2 ? values[n / 2] : 0.5f * (values[n / 2 - 1] + values[n / 2]);
 }
+
+/// Launch `launch`'s time in every repetition that timed its launches.
+static std::vector<float> launchTimes(const RunStats &stats, size_t launch) {
+  std::vector<float> times;
+  for (const std::vector<float> &run : stats.launchMilliseconds)
+    if (launch < run.size())
+      times.push_back(run[launch]);
+  return times;
+}
+
+float RunStats::launchMedian(size_t launch) const {
+  return medianOf(launchTimes(*this, launch));
+}
+
+float RunStats::launchMin(size_t launch) const {
+  std::vector<float> times = launchTimes(*this, launch);
+  return times.empty() ? 0.0f : *std::min_element(times.begin(), times.end());
+}
+
+float RunStats::median() const { return medianOf(milliseconds); }
 
 float RunStats::mean() const {
   if (milliseconds.empty())
@@ -440,6 +461,9 @@ public:
   std::shared_ptr<Bundle> bundle;
   CUstream stream = nullptr;
   CUevent start = nullptr, stop = nullptr;
+  /// With launch timing: one event before each launch and one after the
+  /// last (created by the first run that times its launches).
+  std::vector<CUevent> launchEvents;
   std::vector<CUdeviceptr> buffers;
   /// One allocation holding every tensor map (128 bytes each), and for each
   /// launch and parameter the device address of its map (0 if none).
@@ -614,6 +638,9 @@ public:
       driver().cuEventDestroy(start);
     if (stop)
       driver().cuEventDestroy(stop);
+    for (CUevent e : launchEvents)
+      if (e)
+        driver().cuEventDestroy(e);
     if (stream)
       driver().cuStreamDestroy(stream);
   }
@@ -712,7 +739,7 @@ Status Session::setScalar(int64_t argument, ScalarValue value) {
   return Status::success();
 }
 
-Expected<RunStats> Session::run(int repeat, int warmup) {
+Expected<RunStats> Session::run(int repeat, int warmup, bool timeLaunches) {
   SessionImpl &s = *impl_;
   const Manifest &m = s.manifest();
   if (repeat < 1 || warmup < 0)
@@ -780,6 +807,17 @@ Expected<RunStats> Session::run(int repeat, int warmup) {
   if (Status st = s.dev().makeCurrent(); !st.ok())
     return st;
   const CudaDriver &driver = s.driver();
+  if (timeLaunches && s.launchEvents.size() != kernels.size() + 1) {
+    s.launchEvents.resize(kernels.size() + 1, nullptr);
+    for (CUevent &e : s.launchEvents) {
+      CUresult r;
+      if (!e && (r = driver.cuEventCreate(&e, CU_EVENT_DEFAULT)) !=
+                    CUDA_SUCCESS) {
+        e = nullptr;
+        return s.cuda(r, "creating the per-launch timing events");
+      }
+    }
+  }
   RunStats stats;
   for (int iteration = 0; iteration < warmup + repeat; ++iteration) {
     if (Status st = s.initializeBuffers(fill); !st.ok())
@@ -789,6 +827,12 @@ Expected<RunStats> Session::run(int repeat, int warmup) {
       return s.cuda(r, "recording the start event");
     for (size_t k = 0; k < kernels.size(); ++k) {
       const KernelSpec &kernel = kernels[k];
+      if (timeLaunches &&
+          (r = driver.cuEventRecord(s.launchEvents[k], s.stream)) !=
+              CUDA_SUCCESS)
+        return s.cuda(r, llvm::formatv("recording the event before launch {0}",
+                                       k)
+                             .str());
       r = driver.cuLaunchKernel(
           s.bundle->impl().functions[k], kernel.grid[0], kernel.grid[1],
           kernel.grid[2], kernel.block[0], kernel.block[1], kernel.block[2],
@@ -805,6 +849,10 @@ Expected<RunStats> Session::run(int repeat, int warmup) {
                              kernel.sharedMemoryBytes)
                    .str());
     }
+    if (timeLaunches &&
+        (r = driver.cuEventRecord(s.launchEvents[kernels.size()],
+                                  s.stream)) != CUDA_SUCCESS)
+      return s.cuda(r, "recording the event after the last launch");
     if ((r = driver.cuEventRecord(s.stop, s.stream)) != CUDA_SUCCESS)
       return s.cuda(r, "recording the stop event");
     if ((r = driver.cuEventSynchronize(s.stop)) != CUDA_SUCCESS)
@@ -816,8 +864,23 @@ Expected<RunStats> Session::run(int repeat, int warmup) {
     float ms = 0;
     if ((r = driver.cuEventElapsedTime(&ms, s.start, s.stop)) != CUDA_SUCCESS)
       return s.cuda(r, "reading the timing events");
-    if (iteration >= warmup)
-      stats.milliseconds.push_back(ms);
+    if (iteration < warmup)
+      continue;
+    stats.milliseconds.push_back(ms);
+    if (!timeLaunches)
+      continue;
+    std::vector<float> &launches = stats.launchMilliseconds.emplace_back();
+    for (size_t k = 0; k < kernels.size(); ++k) {
+      float t = 0;
+      if ((r = driver.cuEventElapsedTime(&t, s.launchEvents[k],
+                                         s.launchEvents[k + 1])) !=
+          CUDA_SUCCESS)
+        return s.cuda(r, llvm::formatv("reading the timing events of launch "
+                                       "{0}",
+                                       k)
+                             .str());
+      launches.push_back(t);
+    }
   }
   return stats;
 }

@@ -783,6 +783,20 @@ TEST(RuntimeStats, Summary) {
   EXPECT_EQ(stats.mean(), 2.5f);
 }
 
+TEST(RuntimeStats, LaunchTimes) {
+  RunStats stats;
+  EXPECT_EQ(stats.launchMedian(0), 0.0f);
+  EXPECT_EQ(stats.launchMin(0), 0.0f);
+  // Three runs of two launches: per launch, the median and the minimum
+  // over the runs.
+  stats.launchMilliseconds = {{3.0f, 0.5f}, {1.0f, 0.25f}, {2.0f, 1.0f}};
+  EXPECT_EQ(stats.launchMedian(0), 2.0f);
+  EXPECT_EQ(stats.launchMin(0), 1.0f);
+  EXPECT_EQ(stats.launchMedian(1), 0.5f);
+  EXPECT_EQ(stats.launchMin(1), 0.25f);
+  EXPECT_EQ(stats.launchMedian(2), 0.0f); // no such launch
+}
+
 } // namespace
 
 // CUTLASS's small-tensor workaround (include/cute/atom/copy_traits_sm90_tma.hpp

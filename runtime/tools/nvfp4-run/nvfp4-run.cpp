@@ -4,7 +4,8 @@
 //
 //   nvfp4-run K.cubin --manifest=K.json [--input N=FILE.bin ...]
 //             [--scalar N=VALUE ...] [--output N=FILE.bin ...]
-//             [--repeat R] [--warmup W] [--time] [--device D]
+//             [--repeat R] [--warmup W] [--time] [--time-kernels]
+//             [--device D]
 //   nvfp4-run --manifest=K.json --describe
 //
 // Runs the host function nvfp4-compile compiled (K.cubin or K.ptx plus the
@@ -23,6 +24,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <climits>
 #include <cstdio>
@@ -42,7 +44,7 @@ const char *const kUsage =
     "usage: nvfp4-run KERNELS.cubin|.ptx --manifest=REPORT.json\n"
     "                 [--input N=FILE.bin]... [--scalar N=VALUE]...\n"
     "                 [--output N=FILE.bin]... [--repeat R] [--warmup W]\n"
-    "                 [--time] [--device D]\n"
+    "                 [--time] [--time-kernels] [--device D]\n"
     "       nvfp4-run --manifest=REPORT.json --describe\n"
     "\n"
     "Runs the kernels nvfp4-compile wrote (--emit=cubin|ptx, with the\n"
@@ -57,6 +59,8 @@ const char *const kUsage =
     "  --repeat R          run the launch sequence R times (default 1)\n"
     "  --warmup W          untimed runs first (default 0)\n"
     "  --time              print the time per launch sequence (CUDA events)\n"
+    "  --time-kernels      also time each launch (an event between launches)\n"
+    "                      and print one line per launch and per kernel\n"
     "  --device D          CUDA device ordinal (default 0)\n"
     "  --describe          print the manifest's arguments, results and\n"
     "                      launches, and exit (no GPU needed)\n"
@@ -105,7 +109,7 @@ struct Options {
   std::string image, manifest;
   std::vector<Assignment> inputs, scalars, outputs;
   int repeat = 1, warmup = 0, device = 0;
-  bool time = false, describe = false, help = false;
+  bool time = false, timeKernels = false, describe = false, help = false;
 };
 
 /// Parses the command line; returns an error message or "".
@@ -118,6 +122,10 @@ std::string parseOptions(int argc, char **argv, Options &o) {
     }
     if (arg == "--time") {
       o.time = true;
+      continue;
+    }
+    if (arg == "--time-kernels") {
+      o.time = o.timeKernels = true;
       continue;
     }
     if (arg == "--describe") {
@@ -333,6 +341,41 @@ std::string arrayText(const Manifest &m, const ArgumentSpec &a) {
   return std::to_string(b.elements) + " x " + scalarTypeName(b.elementType);
 }
 
+/// --time-kernels: one line per launch (median and minimum over the
+/// repetitions, share of the sum of the launches' medians), then one line
+/// per kernel name (its launches' medians added up), largest first.
+void printKernelTimes(const Manifest &m, const RunStats &stats) {
+  const std::vector<KernelSpec> &kernels = m.kernels();
+  double sum = 0;
+  for (size_t k = 0; k < kernels.size(); ++k)
+    sum += stats.launchMedian(k);
+  auto share = [&](double ms) { return sum > 0 ? 100.0 * ms / sum : 0.0; };
+  std::vector<std::string> names;
+  std::map<std::string, std::pair<double, int>> byName; // ms, launches
+  for (size_t k = 0; k < kernels.size(); ++k) {
+    double ms = stats.launchMedian(k);
+    std::printf("nvfp4-run: launch %zu %s: median %.4f ms, min %.4f ms, "
+                "%.1f%%\n",
+                k, kernels[k].name.c_str(), ms, stats.launchMin(k), share(ms));
+    auto [it, fresh] = byName.try_emplace(kernels[k].name, 0.0, 0);
+    if (fresh)
+      names.push_back(kernels[k].name);
+    it->second.first += ms;
+    it->second.second += 1;
+  }
+  // Largest first; ties keep the order of first launch.
+  std::stable_sort(names.begin(), names.end(),
+                   [&](const std::string &a, const std::string &b) {
+                     return byName[a].first > byName[b].first;
+                   });
+  for (const std::string &name : names)
+    std::printf("nvfp4-run: kernel %s: %d launch%s, %.4f ms, %.1f%%\n",
+                name.c_str(), byName[name].second,
+                byName[name].second == 1 ? "" : "es", byName[name].first,
+                share(byName[name].first));
+  std::printf("nvfp4-run: launches: sum of medians %.4f ms\n", sum);
+}
+
 } // namespace
 
 static int runTool(int argc, char **argv) {
@@ -480,7 +523,7 @@ static int runTool(int argc, char **argv) {
   for (auto &[index, value] : scalarValues)
     if (Status st = s.setScalar(index, value); !st.ok())
       return fail(st.message());
-  Expected<RunStats> stats = s.run(o.repeat, o.warmup);
+  Expected<RunStats> stats = s.run(o.repeat, o.warmup, o.timeKernels);
   if (!stats.ok())
     return fail(stats.message());
 
@@ -513,6 +556,8 @@ static int runTool(int argc, char **argv) {
                 o.repeat == 1 ? "" : "s", stats->median(), stats->min(),
                 stats->mean());
   }
+  if (o.timeKernels)
+    printKernelTimes(s.manifest(), *stats);
   return 0;
 }
 

@@ -10,6 +10,9 @@
 //   8-byte parameters, which the log line lists, and a kernel named
 //   "copy_p3" copies param 2 bytes from the address in param 0 to the one
 //   in param 1.
+// - Time is a counter of microseconds that each launch advances by its
+//   grid's block count; an event records it, so cuEventElapsedTime gives
+//   the blocks launched between two events, in microseconds.
 // - cuTensorMapEncodeTiled writes the global address into the first 8
 //   bytes of the descriptor and the rank into the next 4.
 // - $FAKE_DRIVER_FAIL names one entry point that fails with
@@ -41,6 +44,8 @@ void log(const char *format, ...) {
   std::fputc('\n', f);
   std::fclose(f);
 }
+
+unsigned long long fakeClock = 0; // microseconds
 
 bool failing(const char *name) {
   const char *f = std::getenv("FAKE_DRIVER_FAIL");
@@ -182,15 +187,16 @@ CUresult cuStreamWaitEvent(void *stream, void *, unsigned) {
   return 0;
 }
 CUresult cuEventCreate(void **e, unsigned) {
-  *e = std::malloc(1);
+  *e = std::calloc(1, sizeof(unsigned long long));
   return 0;
 }
 CUresult cuEventDestroy_v2(void *e) {
   std::free(e);
   return 0;
 }
-CUresult cuEventRecord(void *, void *stream) {
+CUresult cuEventRecord(void *e, void *stream) {
   log("record stream %p", stream);
+  std::memcpy(e, &fakeClock, sizeof fakeClock);
   return 0;
 }
 CUresult cuEventSynchronize(void *) {
@@ -198,13 +204,15 @@ CUresult cuEventSynchronize(void *) {
   log("sync event");
   return 0;
 }
-CUresult cuEventElapsedTime(float *ms, void *, void *) {
-  *ms = 0.001f;
+CUresult cuEventElapsedTime(float *ms, void *start, void *end) {
+  unsigned long long a, b;
+  std::memcpy(&a, start, sizeof a);
+  std::memcpy(&b, end, sizeof b);
+  *ms = static_cast<float>(b - a) / 1000.0f;
   return 0;
 }
-CUresult cuEventElapsedTime_v2(float *ms, void *, void *) {
-  *ms = 0.001f;
-  return 0;
+CUresult cuEventElapsedTime_v2(float *ms, void *start, void *end) {
+  return cuEventElapsedTime(ms, start, end);
 }
 CUresult cuLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz,
                         unsigned bx, unsigned by, unsigned bz, unsigned smem,
@@ -233,7 +241,8 @@ CUresult cuLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz,
     std::memcpy(reinterpret_cast<void *>(to), reinterpret_cast<void *>(from),
                 bytes);
   }
-  (void)gx, (void)gy, (void)gz, (void)bx, (void)by, (void)bz, (void)smem;
+  fakeClock += static_cast<unsigned long long>(gx) * gy * gz;
+  (void)bx, (void)by, (void)bz, (void)smem;
   return 0;
 }
 CUresult cuTensorMapEncodeTiled(void *map, int, uint32_t rank, void *address,

@@ -444,9 +444,17 @@ private:
 /// with CUDA events around the whole launch sequence.
 struct RunStats {
   std::vector<float> milliseconds;
+  /// With run(..., timeLaunches = true): for each repetition, the time of
+  /// each launch in manifest order (from the event recorded before it to
+  /// the one recorded after it); empty otherwise.
+  std::vector<std::vector<float>> launchMilliseconds;
   float min() const;
   float median() const;
   float mean() const;
+  /// Median and minimum over the repetitions of launch `launch`'s time (0
+  /// without launch timing).
+  float launchMedian(size_t launch) const;
+  float launchMin(size_t launch) const;
 };
 
 /// The device buffers of one bundle and the arguments given so far. Not
@@ -471,8 +479,12 @@ public:
   }
 
   /// Initializes the internal buffers and launches every kernel in order,
-  /// `repeat` times (after `warmup` untimed runs), then synchronizes.
-  Expected<RunStats> run(int repeat = 1, int warmup = 0);
+  /// `repeat` times (after `warmup` untimed runs), then synchronizes. With
+  /// `timeLaunches` an event is also recorded between consecutive launches,
+  /// which times each one (RunStats::launchMilliseconds) and adds the
+  /// events' own small cost to the sequence's time.
+  Expected<RunStats> run(int repeat = 1, int warmup = 0,
+                         bool timeLaunches = false);
 
   /// Size in bytes of host-function result `result`.
   Expected<size_t> resultBytes(int64_t result) const;
