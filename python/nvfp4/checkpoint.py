@@ -23,6 +23,7 @@ import tempfile as _tempfile
 import numpy as _np
 
 from . import QuantizedTensor, __version__
+from . import dequantize as _dequantize
 from . import _checkpoint
 
 
@@ -105,3 +106,42 @@ def read_tensor(path, name):
                                    .newbyteorder("<"))
             return array.reshape(shape).copy()
     raise ValueError("{}: no tensor '{}'".format(path, name))
+
+
+_NVFP4_SUFFIXES = (".weight_scale_2", ".weight_scale", ".input_scale")
+
+
+def dequantized_state_dict(checkpoint_dir):
+    """Every tensor of a checkpoint directory as a float32 numpy array, the
+    NVFP4 layers' weights decoded exactly (e2m1 * weight_scale *
+    weight_scale_2, as nvfp4.dequantize) under their original names
+    (NAME.weight); weight_scale, weight_scale_2 and input_scale are consumed.
+    BF16 and F16 tensors widen exactly; integer tensors keep their dtype.
+    For reference (high-precision) inference: nvfp4.torch.load_checkpoint
+    puts it into a model."""
+    checkpoint_dir = str(checkpoint_dir)
+    nvfp4_layers = set(layers(checkpoint_dir))
+    files = sorted(f for f in _os.listdir(checkpoint_dir)
+                   if f.endswith(".safetensors"))
+    state = {}
+    for file in files:
+        path = _os.path.join(checkpoint_dir, file)
+        for name, dtype, _ in tensors(path):
+            module, _, leaf = name.rpartition(".")
+            if module in nvfp4_layers and (
+                    leaf == "weight" or name.endswith(_NVFP4_SUFFIXES)):
+                continue
+            array = read_tensor(path, name)
+            if dtype == "BF16":
+                array = (array.astype(_np.uint32) << 16).view(_np.float32)
+            elif dtype in ("F16", "F64"):
+                array = array.astype(_np.float32)
+            elif dtype.startswith("F8"):
+                raise ValueError("{}: tensor '{}' is {}, which only NVFP4 "
+                                 "layers' scales may be".format(path, name,
+                                                                dtype))
+            state[name] = array
+    for module in nvfp4_layers:
+        weight, _ = load_layer(checkpoint_dir, module)
+        state[module + ".weight"] = _dequantize(weight)
+    return state

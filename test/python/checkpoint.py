@@ -256,6 +256,54 @@ class Malformed(unittest.TestCase):
             nvfp4.QuantizedTensor(codes, scales)
 
 
+class Mutations(unittest.TestCase):
+    """Fuzz-ish: thousands of corrupted copies of a valid file (bytes
+    flipped in the length field and the header, random truncations and
+    extensions, header lengths off by a little) are each accepted with
+    readable tensors or rejected with ValueError -- a crash would end this
+    process and fail the test."""
+
+    def test_mutants(self):
+        rng = np.random.default_rng(13)
+        header = json.dumps({
+            "__metadata__": {"format": "pt"},
+            "w": {"dtype": "BF16", "shape": [4, 8], "data_offsets": [0, 64]},
+            "s": {"dtype": "F8_E4M3", "shape": [4, 2],
+                  "data_offsets": [64, 72]},
+            "d": {"dtype": "F32", "shape": [], "data_offsets": [72, 76]},
+        }).encode()
+        good = (struct.pack("<Q", len(header)) + header
+                + bytes(rng.integers(0, 256, 76, dtype=np.uint8)))
+        accepted = rejected = 0
+        with tempfile.TemporaryDirectory() as tmp:
+            path = os.path.join(tmp, "m.safetensors")
+            for i in range(3000):
+                data = bytearray(good)
+                kind = i % 4
+                if kind == 0:    # flip bytes in the length field or header
+                    for _ in range(rng.integers(1, 4)):
+                        pos = rng.integers(0, 8 + len(header))
+                        data[pos] = rng.integers(0, 256)
+                elif kind == 1:  # truncate anywhere
+                    data = data[:rng.integers(0, len(data))]
+                elif kind == 2:  # append garbage
+                    data += bytes(rng.integers(0, 256, rng.integers(1, 64),
+                                               dtype=np.uint8))
+                else:            # a header length off by a little
+                    length = len(header) + int(rng.integers(-40, 40))
+                    data[:8] = struct.pack("<Q", max(length, 0))
+                with open(path, "wb") as f:
+                    f.write(bytes(data))
+                try:
+                    for name, dtype, shape in ck.tensors(path):
+                        ck.read_tensor(path, name)
+                    accepted += 1
+                except ValueError:
+                    rejected += 1
+        self.assertEqual(accepted + rejected, 3000)
+        self.assertGreater(rejected, 2000)
+
+
 class DecodeScaleGemm(unittest.TestCase):
     def test_alpha_uses_decode_scales(self):
         rng = np.random.default_rng(9)
