@@ -599,6 +599,47 @@ def checkpoint_case(out, args, name, m, n, k, both_decode=False):
                meta, args)
 
 
+def checkpoint_import_case(out, args, name, layer, tokens, hidden, ffn,
+                           input_amax=None):
+    """The program nvfp4-checkpoint import writes for a layer of a checkpoint
+    nvfp4.checkpoint quantized (docs/Checkpoints.md), run with the
+    checkpoint's own bytes as the weight argument: NAME.weight (packed
+    codes), NAME.weight_scale and NAME.weight_scale_2's bits."""
+    import tempfile
+    import nvfp4.checkpoint as ck
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                    "..", "test", "Checkpoint", "Inputs"))
+    import make_model
+    with tempfile.TemporaryDirectory() as tmp:
+        model = os.path.join(tmp, "model.safetensors")
+        make_model.write_safetensors(
+            model, make_model.model_tensors(1, seed=4, hidden=hidden, ffn=ffn))
+        ck.quantize(model, os.path.join(tmp, "ck"),
+                    input_amax={layer: input_amax} if input_amax else None)
+        ckdir = os.path.join(tmp, "ck")
+        mlir = ck.import_layer(ckdir, layer, tokens=tokens)
+        w, input_scale = ck.load_layer(ckdir, layer)
+        path = os.path.join(ckdir, "model.safetensors")
+        packed = ck.read_tensor(path, layer + ".weight")
+        scales = ck.read_tensor(path, layer + ".weight_scale")
+        decode = ck.read_tensor(path, layer + ".weight_scale_2")
+    n, k = w.shape
+    x = make_input((tokens, k), 41)
+    amax = None
+    if input_scale is not None:
+        amax = np.float32(np.float32(input_scale) * np.float32(2688))
+    qx = nvfp4.quantize(x, amax=amax)
+    want = np.asarray(nvfp4.scaled_matmul(qx, w), np.float32)
+    meta = {"kind": "checkpoint_import", "args": ["x", "wc", "ws", "wd"],
+            "results": ["y"], "result_type": "bf16"}
+    if k % 256 == 0 and args.chip == "sm_90a":
+        meta["tolerance"] = MATMUL_TOLERANCE
+    write_case(out, name, mlir,
+               {"x": x, "wc": packed.reshape(-1), "ws": scales.reshape(-1),
+                "wd": decode.reshape(-1).view(np.uint32)},
+               {"y": bf16_bits(want).reshape(-1)}, meta, args)
+
+
 def schedule_flags(schedule):
     """nvfp4-compile flags forcing a GEMM schedule (docs/GemmKernels.md)."""
     return ["--gemm-schedule=" + schedule] if schedule else []
@@ -924,6 +965,12 @@ def main():
                     16, 256, 512)
     checkpoint_case(out, args, "checkpoint_matmul_skinny_1x2112x512",
                     1, 2112, 512)
+    checkpoint_import_case(out, args, "checkpoint_import_up_64x128x64",
+                           "model.layers.0.mlp.up_proj", 64, 64, 128)
+    checkpoint_import_case(out, args,
+                           "checkpoint_import_static_down_128x256x512",
+                           "model.layers.0.mlp.down_proj", 128, 256, 512,
+                           input_amax=9.5)
     pack_case(out, args, "pack_16x16_swizzled_48x160", (48, 160),
               block=(16, 16), swizzled=True)
     # Tensor-core kernel (K % 256 == 0): square, skinny, edges, layouts.
