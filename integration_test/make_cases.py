@@ -14,6 +14,7 @@ import json
 import os
 import subprocess
 import sys
+import zlib
 
 import numpy as np
 
@@ -519,6 +520,126 @@ def matmul_case(out, args, name, m, n, k, block_b=(16, 16), alpha=1.0,
                args, schedule_flags(schedule))
 
 
+def unreachable_decode_scale(rng):
+    """A decode scale d that no amax reproduces through fp32(amax / 2688):
+    a checkpoint's weight_scale_2 that only tensor_scale = decode keeps."""
+    while True:
+        d = np.float32(rng.uniform(1e-4, 1e-2))
+        near = np.float32(d * np.float32(2688)).view(np.uint32)
+        steps = (near.astype(np.int64) + np.arange(-64, 65)).astype(np.uint32)
+        if not np.any((steps.view(np.float32) / np.float32(2688))
+                      .astype(np.float32) == d):
+            return d
+
+
+def checkpoint_parts(rng, rows, cols):
+    """Random codes, E4M3 scales (sign 0, not NaN) and an unreachable decode
+    scale: a weight as a ModelOpt checkpoint stores it."""
+    codes = rng.integers(0, 16, (rows, cols)).astype(np.uint8)
+    scales = rng.integers(0x20, 0x50, (rows, cols // 16)).astype(np.uint8)
+    return codes, scales, unreachable_decode_scale(rng)
+
+
+def checkpoint_case(out, args, name, m, n, k, both_decode=False):
+    """An imported checkpoint layer (docs/Checkpoints.md): the weight packed
+    with tensor_scale = decode from its parts; the activation quantized
+    (amax) or, with both_decode, packed with a decode scale too (alpha =
+    d_A * d_B). m == 0: dequantize the weight alone (exact)."""
+    rng = np.random.default_rng(zlib.crc32(name.encode()))
+    codes, scales, d = checkpoint_parts(rng, n, k)
+    w = nvfp4.QuantizedTensor(codes, scales, decode_scale=d)
+    wt = (f"!nvfp4.tensor<{n}x{k}xf4E2M1FN, scale = f8E4M3FN, block = 1x16, "
+          f"tensor_scale = decode>")
+    params = (f"%wc: tensor<{n}x{k}xf4E2M1FN>, "
+              f"%ws: tensor<{n}x{k // 16}xf8E4M3FN>, %wd: f32")
+    arrays = {"wc": codes.reshape(-1), "ws": scales.reshape(-1)}
+    scalars = {"wd": float(d)}
+    pack = f"  %w = nvfp4.pack %wc, %ws, %wd : {wt}\n"
+    if m == 0:
+        want = nvfp4.dequantize(w).astype(np.float32)
+        mlir = (f"func.func @main({params}) -> tensor<{n}x{k}xf32> {{\n"
+                + pack +
+                f"  %y = nvfp4.dequantize %w : {wt} -> tensor<{n}x{k}xf32>\n"
+                f"  return %y : tensor<{n}x{k}xf32>\n}}\n")
+        write_case(out, name, mlir, arrays,
+                   {"y": want.reshape(-1).view(np.uint32)},
+                   {"kind": "checkpoint", "args": ["wc", "ws", "wd"],
+                    "scalars": scalars, "results": ["y"]}, args)
+        return
+    if both_decode:
+        xc, xs, xd = checkpoint_parts(rng, m, k)
+        qx = nvfp4.QuantizedTensor(xc, xs, decode_scale=xd)
+        xt = (f"!nvfp4.tensor<{m}x{k}xf4E2M1FN, scale = f8E4M3FN, "
+              f"block = 1x16, tensor_scale = decode>")
+        head = (f"%xc: tensor<{m}x{k}xf4E2M1FN>, "
+                f"%xs: tensor<{m}x{k // 16}xf8E4M3FN>, %xd: f32, ")
+        make_x = f"  %xq = nvfp4.pack %xc, %xs, %xd : {xt}\n"
+        arrays.update({"xc": xc.reshape(-1), "xs": xs.reshape(-1)})
+        scalars["xd"] = float(xd)
+        names = ["xc", "xs", "xd"]
+    else:
+        x = make_input((m, k), 31)
+        qx = nvfp4.quantize(x)
+        xt = tensor_type((m, k), (1, 16), False)
+        head = f"%x: tensor<{m}x{k}xbf16>, "
+        make_x = f"  %xq = nvfp4.quantize %x : tensor<{m}x{k}xbf16> -> {xt}\n"
+        arrays["x"] = x
+        names = ["x"]
+    want = np.asarray(nvfp4.scaled_matmul(qx, w), np.float32)
+    mlir = (f"func.func @main({head}{params}) -> tensor<{m}x{n}xf32> {{\n"
+            + make_x + pack +
+            f"  %y = nvfp4.scaled_matmul %xq, %w role<fprop> : {xt}, {wt}"
+            f" -> tensor<{m}x{n}xf32>\n"
+            f"  return %y : tensor<{m}x{n}xf32>\n}}\n")
+    meta = {"kind": "checkpoint", "args": names + ["wc", "ws", "wd"],
+            "scalars": scalars, "results": ["y"]}
+    if k % 256 == 0 and args.chip == "sm_90a":
+        meta["tolerance"] = MATMUL_TOLERANCE
+    write_case(out, name, mlir, arrays, {"y": want.reshape(-1).view(np.uint32)},
+               meta, args)
+
+
+def checkpoint_import_case(out, args, name, layer, tokens, hidden, ffn,
+                           input_amax=None):
+    """The program nvfp4-checkpoint import writes for a layer of a checkpoint
+    nvfp4.checkpoint quantized (docs/Checkpoints.md), run with the
+    checkpoint's own bytes as the weight argument: NAME.weight (packed
+    codes), NAME.weight_scale and NAME.weight_scale_2's bits."""
+    import tempfile
+    import nvfp4.checkpoint as ck
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                    "..", "test", "Checkpoint", "Inputs"))
+    import make_model
+    with tempfile.TemporaryDirectory() as tmp:
+        model = os.path.join(tmp, "model.safetensors")
+        make_model.write_safetensors(
+            model, make_model.model_tensors(1, seed=4, hidden=hidden, ffn=ffn))
+        ck.quantize(model, os.path.join(tmp, "ck"),
+                    input_amax={layer: input_amax} if input_amax else None)
+        ckdir = os.path.join(tmp, "ck")
+        mlir = ck.import_layer(ckdir, layer, tokens=tokens)
+        w, input_scale = ck.load_layer(ckdir, layer)
+        path = os.path.join(ckdir, "model.safetensors")
+        packed = ck.read_tensor(path, layer + ".weight")
+        scales = ck.read_tensor(path, layer + ".weight_scale")
+        decode = ck.read_tensor(path, layer + ".weight_scale_2")
+    n, k = w.shape
+    x = make_input((tokens, k), 41)
+    amax = None
+    if input_scale is not None:
+        amax = np.float32(np.float32(input_scale) * np.float32(2688))
+    qx = nvfp4.quantize(x, amax=amax)
+    want = np.asarray(nvfp4.scaled_matmul(qx, w), np.float32)
+    meta = {"kind": "checkpoint_import", "args": ["x", "wc", "ws", "wd"],
+            "results": ["y"], "result_type": "bf16"}
+    if k % 256 == 0 and args.chip == "sm_90a":
+        meta["tolerance"] = MATMUL_TOLERANCE
+    write_case(out, name, mlir,
+               {"x": x, "wc": packed.reshape(-1), "ws": scales.reshape(-1),
+                "wd": decode.reshape(-1).view(np.uint32)},
+               {"y": bf16_bits(want).reshape(-1)}, meta, args)
+
+
 def schedule_flags(schedule):
     """nvfp4-compile flags forcing a GEMM schedule (docs/GemmKernels.md)."""
     return ["--gemm-schedule=" + schedule] if schedule else []
@@ -833,6 +954,23 @@ def main():
     transpose_case(out, args, "transpose_16x16_48x160", (48, 160))
     # nvfp4.pack of a tensor quantized elsewhere (a checkpoint).
     pack_case(out, args, "pack_1x16_64x256", (64, 256))
+    # Checkpoint layers (issue 21): decode scales no amax reproduces.
+    checkpoint_case(out, args, "checkpoint_dequantize_96x128", 0, 96, 128)
+    checkpoint_case(out, args, "checkpoint_matmul_simt_64x96x128", 64, 96, 128)
+    checkpoint_case(out, args, "checkpoint_matmul_wgmma_256x256x512",
+                    256, 256, 512)
+    checkpoint_case(out, args, "checkpoint_matmul_both_decode_128x256x256",
+                    128, 256, 256, both_decode=True)
+    checkpoint_case(out, args, "checkpoint_matmul_splitk_16x256x512",
+                    16, 256, 512)
+    checkpoint_case(out, args, "checkpoint_matmul_skinny_1x2112x512",
+                    1, 2112, 512)
+    checkpoint_import_case(out, args, "checkpoint_import_up_64x128x64",
+                           "model.layers.0.mlp.up_proj", 64, 64, 128)
+    checkpoint_import_case(out, args,
+                           "checkpoint_import_static_down_128x256x512",
+                           "model.layers.0.mlp.down_proj", 128, 256, 512,
+                           input_amax=9.5)
     pack_case(out, args, "pack_16x16_swizzled_48x160", (48, 160),
               block=(16, 16), swizzled=True)
     # Tensor-core kernel (K % 256 == 0): square, skinny, edges, layouts.

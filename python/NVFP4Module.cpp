@@ -272,6 +272,23 @@ float parseAmax(py::handle Object, const std::string &Name) {
   return Amax;
 }
 
+/// Parses an optional decode scale (a checkpoint's weight_scale_2): None, or
+/// a finite real number >= 0, rounded to fp32 (exact for an fp32 value).
+std::optional<float> parseDecodeScale(py::handle Object,
+                                      const std::string &Name) {
+  if (Object.is_none())
+    return std::nullopt;
+  double Value = PyFloat_AsDouble(Object.ptr());
+  if (Value == -1.0 && PyErr_Occurred()) {
+    PyErr_Clear();
+    fail(Name + " must be a real number or None, got " + reprOf(Object));
+  }
+  float Scale = static_cast<float>(Value);
+  if (!std::isfinite(Scale) || Scale < 0.0f)
+    fail(Name + " must be non-negative and finite, got " + reprOf(Object));
+  return Scale;
+}
+
 /// Checks that a tensor shape can be quantized with `Block` blocks. Leading
 /// dimensions fold into rows, so 16x16 tiles need the second-to-last
 /// dimension itself to be a multiple of 16 (tiles must not straddle batches).
@@ -306,7 +323,8 @@ Shape scaleShapeOf(const Shape &Dims, BlockShape Block) {
 /// Builds and validates a QuantizedTensor from its Python parts.
 QuantizedTensor readQuantized(py::handle Codes, py::handle Scales,
                               py::handle Amax, py::handle Block,
-                              const std::string &Name, Shape &Dims) {
+                              const std::string &Name, Shape &Dims,
+                              py::handle DecodeScale = py::none()) {
   QuantizedTensor Tensor;
   Tensor.Block = parseBlock(Block);
   Tensor.Codes = readBytes(Codes, Name + ".codes", Dims);
@@ -331,7 +349,12 @@ QuantizedTensor readQuantized(py::handle Codes, py::handle Scales,
            "0x00-0x7E)");
     }
   }
-  Tensor.Amax = parseAmax(Amax, Name + ".amax");
+  Tensor.DecodeScale = parseDecodeScale(DecodeScale, Name + ".decode_scale");
+  // A tensor with a decode scale needs no amax (and has none from a
+  // checkpoint).
+  Tensor.Amax = Tensor.DecodeScale && Amax.is_none()
+                    ? 0.0f
+                    : parseAmax(Amax, Name + ".amax");
   Tensor.Rows = leadingProduct(Dims);
   Tensor.Cols = Dims.back();
   if (Status S = validateQuantizedTensor(Tensor); !S.ok())
@@ -359,16 +382,17 @@ py::tuple quantizeTensor(py::handle X, py::handle Block, py::handle Rounding,
 }
 
 void checkParts(py::handle Codes, py::handle Scales, py::handle Amax,
-                py::handle Block) {
+                py::handle Block, py::handle DecodeScale) {
   Shape Dims;
-  readQuantized(Codes, Scales, Amax, Block, "tensor", Dims);
+  readQuantized(Codes, Scales, Amax, Block, "tensor", Dims, DecodeScale);
 }
 
 py::array_t<float> dequantizeTensor(py::handle Codes, py::handle Scales,
-                                    py::handle Amax, py::handle Block) {
+                                    py::handle Amax, py::handle Block,
+                                    py::handle DecodeScale) {
   Shape Dims;
-  QuantizedTensor Tensor =
-      readQuantized(Codes, Scales, Amax, Block, "tensor", Dims);
+  QuantizedTensor Tensor = readQuantized(Codes, Scales, Amax, Block, "tensor",
+                                         Dims, DecodeScale);
   return makeArray(Dims, unwrap(dequantize(Tensor)));
 }
 
@@ -443,10 +467,14 @@ py::array_t<float> scaledMatmulTensors(py::handle CodesA, py::handle ScalesA,
                                        py::handle AmaxA, py::handle BlockA,
                                        py::handle CodesB, py::handle ScalesB,
                                        py::handle AmaxB, py::handle BlockB,
-                                       py::handle Alpha) {
+                                       py::handle Alpha,
+                                       py::handle DecodeScaleA,
+                                       py::handle DecodeScaleB) {
   Shape DimsA, DimsB;
-  QuantizedTensor A = readQuantized(CodesA, ScalesA, AmaxA, BlockA, "a", DimsA);
-  QuantizedTensor B = readQuantized(CodesB, ScalesB, AmaxB, BlockB, "b", DimsB);
+  QuantizedTensor A = readQuantized(CodesA, ScalesA, AmaxA, BlockA, "a", DimsA,
+                                    DecodeScaleA);
+  QuantizedTensor B = readQuantized(CodesB, ScalesB, AmaxB, BlockB, "b", DimsB,
+                                    DecodeScaleB);
   if (DimsA.size() != 2 || DimsB.size() != 2)
     fail("scaled_matmul needs 2-D operands a (M, K) and b (N, K), got " +
          shapeToString(DimsA) + " and " + shapeToString(DimsB));
@@ -582,9 +610,11 @@ PYBIND11_MODULE(_nvfp4, Module) {
              py::arg("b_scales"), py::arg("b_format"), py::arg("alpha"));
   Module.def("check_parts", &checkParts, py::arg("codes"), py::arg("scales"),
              py::arg("amax"), py::arg("block"),
+             py::arg("decode_scale") = py::none(),
              "Raise ValueError unless the parts form a valid NVFP4 tensor.");
   Module.def("dequantize", &dequantizeTensor, py::arg("codes"),
-             py::arg("scales"), py::arg("amax"), py::arg("block"));
+             py::arg("scales"), py::arg("amax"), py::arg("block"),
+             py::arg("decode_scale") = py::none());
   Module.def("pack", &packCodes, py::arg("codes"));
   Module.def("unpack", &unpackCodes, py::arg("packed"));
   Module.def("hadamard", &hadamardTensor, py::arg("x"), py::arg("sign_mask"));
@@ -598,5 +628,7 @@ PYBIND11_MODULE(_nvfp4, Module) {
   Module.def("scaled_matmul", &scaledMatmulTensors, py::arg("a_codes"),
              py::arg("a_scales"), py::arg("a_amax"), py::arg("a_block"),
              py::arg("b_codes"), py::arg("b_scales"), py::arg("b_amax"),
-             py::arg("b_block"), py::arg("alpha"));
+             py::arg("b_block"), py::arg("alpha"),
+             py::arg("a_decode_scale") = py::none(),
+             py::arg("b_decode_scale") = py::none());
 }

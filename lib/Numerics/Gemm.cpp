@@ -22,6 +22,23 @@ float nvfp4::numerics::computeGemmAlpha(float AlphaIn, float AmaxA,
   return Alpha * InverseDenominator;
 }
 
+float nvfp4::numerics::gemmAlphaConstant(bool DecodeA, bool DecodeB) {
+  if (DecodeA && DecodeB)
+    return 1.0f;
+  if (DecodeA || DecodeB)
+    return 1.0f / kNVFP4RangeProduct;
+  return 1.0f / kGemmAlphaDenominator;
+}
+
+float nvfp4::numerics::computeGemmAlpha(float AlphaIn,
+                                        const QuantizedTensor &A,
+                                        const QuantizedTensor &B) {
+  float Alpha = AlphaIn * A.DecodeScale.value_or(A.Amax);
+  Alpha = Alpha * B.DecodeScale.value_or(B.Amax);
+  return Alpha * gemmAlphaConstant(A.DecodeScale.has_value(),
+                                   B.DecodeScale.has_value());
+}
+
 /// Decodes the codes of `Tensor` once so the inner loop is a plain multiply.
 static std::vector<float> decodeCodes(const QuantizedTensor &Tensor) {
   std::array<float, 16> Table;
@@ -57,7 +74,7 @@ nvfp4::numerics::scaledMatmul(const QuantizedTensor &A,
   if (M > std::numeric_limits<int64_t>::max() / N)
     return Status::error("result has too many elements");
   std::vector<float> ValuesA = decodeCodes(A), ValuesB = decodeCodes(B);
-  float Alpha = computeGemmAlpha(AlphaIn, A.Amax, B.Amax);
+  float Alpha = computeGemmAlpha(AlphaIn, A, B);
 
   std::vector<float> Result(static_cast<size_t>(M * N));
   for (int64_t I = 0; I < M; ++I) {

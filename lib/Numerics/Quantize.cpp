@@ -63,6 +63,10 @@ float nvfp4::numerics::computeDequantFactor(float Amax) {
   return Amax / kNVFP4RangeProduct;
 }
 
+float QuantizedTensor::tensorDecodeFactor() const {
+  return DecodeScale ? *DecodeScale : computeDequantFactor(Amax);
+}
+
 float nvfp4::numerics::computeAmax(const float *Data, size_t Count) {
   float Amax = 0.0f;
   for (size_t I = 0; I < Count; ++I) {
@@ -183,6 +187,9 @@ Status nvfp4::numerics::validateQuantizedTensor(const QuantizedTensor &Tensor) {
                            " does not fit in 4 bits");
   if (std::isnan(Tensor.Amax) || Tensor.Amax < 0.0f)
     return Status::error("amax must be non-negative and not NaN");
+  if (Tensor.DecodeScale && !(std::isfinite(*Tensor.DecodeScale) &&
+                              *Tensor.DecodeScale >= 0.0f))
+    return Status::error("a decode scale must be non-negative and finite");
   return Status::success();
 }
 
@@ -190,7 +197,7 @@ Expected<std::vector<float>>
 nvfp4::numerics::dequantize(const QuantizedTensor &Tensor) {
   if (Status S = validateQuantizedTensor(Tensor); !S.ok())
     return S;
-  float TensorFactor = computeDequantFactor(Tensor.Amax);
+  float TensorFactor = Tensor.tensorDecodeFactor();
   std::vector<float> Result(Tensor.Codes.size());
   int64_t RowsPerBlock = blockRows(Tensor.Block);
   for (int64_t Row = 0; Row < Tensor.Rows; ++Row) {

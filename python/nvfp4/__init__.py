@@ -107,7 +107,12 @@ class QuantizedTensor:
               x.shape[:-2] + (m/16, n/16) for 16x16 blocks (nvfp4); E8M0
               bits of shape x.shape[:-1] + (n/32,) for the MX formats.
       amax:   the FP32 tensor amax (a Python float holding an fp32 value);
-              None for the MX formats, which have no tensor scale.
+              None for the MX formats, which have no tensor scale, and for
+              a tensor built from a checkpoint's decode scale.
+      decode_scale: the FP32 decode scale exactly as a checkpoint stores it
+              (ModelOpt's weight_scale_2), or None. When set, elements decode
+              as e2m1 * scale * decode_scale and amax is unused: no amax
+              reproduces every decode scale through amax / 2688.
       block:  (1, 16) or (16, 16) for nvfp4, (1, 32) for the MX formats.
       format: "nvfp4", "mxfp8_e4m3", "mxfp8_e5m2" or "mxfp4".
       shape:  the tensor shape (codes.shape).
@@ -116,42 +121,60 @@ class QuantizedTensor:
 
     The arrays are read-only copies, so a validated tensor stays valid. Build
     one from parts (for example a checkpoint quantized elsewhere) with
-    QuantizedTensor(codes, scales, amax, block) for nvfp4, or
-    QuantizedTensor(codes, scales, format=...) for the MX formats; the parts
-    are validated.
+    QuantizedTensor(codes, scales, amax, block) for nvfp4 (or
+    QuantizedTensor(codes, scales, block=..., decode_scale=d) with a
+    checkpoint's decode scale), or QuantizedTensor(codes, scales,
+    format=...) for the MX formats; the parts are validated.
     """
 
-    __slots__ = ("_codes", "_scales", "_amax", "_block", "_format")
+    __slots__ = ("_codes", "_scales", "_amax", "_block", "_format",
+                 "_decode_scale")
 
-    def __init__(self, codes, scales, amax=None, block=None, format="nvfp4"):
+    def __init__(self, codes, scales, amax=None, block=None, format="nvfp4",
+                 decode_scale=None):
         _check_format(format)
         if format == "nvfp4":
-            if amax is None:
-                raise ValueError("an nvfp4 tensor needs its amax")
+            if amax is None and decode_scale is None:
+                raise ValueError("an nvfp4 tensor needs its amax or a decode "
+                                 "scale")
             block = (1, 16) if block is None else block
-            _nvfp4.check_parts(codes, scales, amax, block)
+            _nvfp4.check_parts(codes, scales, amax, block, decode_scale)
         else:
             _check_mx_options(format, block, amax)
+            if decode_scale is not None:
+                raise ValueError("{} has no tensor scale: decode_scale must "
+                                 "be None, got {!r}".format(format,
+                                                            decode_scale))
             _nvfp4.check_mx_parts(codes, scales, format)
-        self._init(codes, scales, amax, block, format)
+        self._init(codes, scales, amax, block, format, decode_scale=decode_scale)
 
-    def _init(self, codes, scales, amax, block, format, copy=True):
+    def _init(self, codes, scales, amax, block, format, copy=True,
+              decode_scale=None):
         self._codes = _frozen(codes, copy)
         self._scales = _frozen(scales, copy)
         self._format = format
+        self._decode_scale = None
         if format == "nvfp4":
-            self._amax = float(_np.float32(amax))
+            self._amax = None if amax is None else float(_np.float32(amax))
+            if decode_scale is not None:
+                self._decode_scale = float(_np.float32(decode_scale))
             self._block = (int(block[0]), int(block[1]))
         else:
             self._amax = None
             self._block = (1, 32)
 
     @classmethod
-    def _from_validated(cls, codes, scales, amax, block, format="nvfp4"):
+    def _from_validated(cls, codes, scales, amax, block, format="nvfp4",
+                        decode_scale=None):
         # The arrays come fresh from the extension: no need to copy them.
         tensor = cls.__new__(cls)
-        tensor._init(codes, scales, amax, block, format, copy=False)
+        tensor._init(codes, scales, amax, block, format, copy=False,
+                     decode_scale=decode_scale)
         return tensor
+
+    @property
+    def decode_scale(self):
+        return self._decode_scale
 
     @property
     def codes(self):
@@ -188,6 +211,9 @@ class QuantizedTensor:
         if self._format != "nvfp4":
             return "QuantizedTensor(shape={}, format={!r})".format(
                 self.shape, self._format)
+        if self._decode_scale is not None:
+            return ("QuantizedTensor(shape={}, block={}, decode_scale={!r})"
+                    .format(self.shape, self.block, self._decode_scale))
         return "QuantizedTensor(shape={}, block={}, amax={!r})".format(
             self.shape, self.block, self.amax
         )
@@ -251,12 +277,14 @@ def _require_quantized(value, name):
 
 
 def dequantize(q):
-    """Returns the float32 array e2m1(code) * scale * (amax / 2688) (nvfp4),
-    or elem(code) * 2^(scale - 127) (MX formats)."""
+    """Returns the float32 array e2m1(code) * scale * (amax / 2688) (nvfp4;
+    e2m1(code) * scale * decode_scale when the tensor carries a checkpoint's
+    decode scale), or elem(code) * 2^(scale - 127) (MX formats)."""
     _require_quantized(q, "q")
     if q.format != "nvfp4":
         return _nvfp4.dequantize_mx(q.codes, q.scales, q.format)
-    return _nvfp4.dequantize(q.codes, q.scales, q.amax, q.block)
+    return _nvfp4.dequantize(q.codes, q.scales, q.amax, q.block,
+                             q.decode_scale)
 
 
 def hadamard(x, sign_mask=DEFAULT_SIGN_MASK):
@@ -332,6 +360,7 @@ def scaled_matmul(a, b, alpha=1.0):
     return _nvfp4.scaled_matmul(
         a.codes, a.scales, a.amax, a.block,
         b.codes, b.scales, b.amax, b.block, alpha,
+        a.decode_scale, b.decode_scale,
     )
 
 

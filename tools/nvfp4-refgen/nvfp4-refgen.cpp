@@ -25,6 +25,11 @@
 //                                           the MX formats (--data=codes for
 //                                           dequantize: every E8M0 scale
 //                                           with every element code)
+//   nvfp4-refgen dequantize --decode-scale=F (and matmul with
+//                                           --decode-scale-a/-b): the value
+//                                           holds decode scale F exactly,
+//                                           as from a checkpoint
+//                                           (tensor_scale = decode)
 //   nvfp4-refgen matmul --quantize-output=F (nvfp4.scaled_matmul_quantize
 //                                           with amax F; expected: the
 //                                           library's quantization of C
@@ -309,10 +314,27 @@ private:
 };
 
 std::string tensorType(int64_t rows, int64_t cols, BlockShape block,
-                       bool swizzled) {
+                       bool swizzled, bool decodeScale = false) {
   return "!nvfp4.tensor<" + shapeText(rows, cols) +
          "xf4E2M1FN, scale = f8E4M3FN, block = " + blockSyntax(block) +
-         (swizzled ? ", layout = swizzled_128x4>" : ">");
+         (swizzled ? ", layout = swizzled_128x4" : "") +
+         (decodeScale ? ", tensor_scale = decode" : "") + ">";
+}
+
+/// The (linear) IR type of the library's quantization `q`.
+std::string tensorTypeOf(const QuantizedTensor &q) {
+  return tensorType(q.Rows, q.Cols, q.Block, false, q.DecodeScale.has_value());
+}
+
+/// --<key>=F: replaces q's amax by decode scale F (a checkpoint's).
+void applyDecodeScale(const Options &opts, const std::string &key,
+                      QuantizedTensor &q) {
+  if (!opts.has(key))
+    return;
+  q.DecodeScale = opts.getFloat(key, 0.0f);
+  q.Amax = 0.0f;
+  if (Status status = validateQuantizedTensor(q); !status.ok())
+    fail("--" + key + ": " + status.message());
 }
 
 /// The library's scales in the layout of the IR type.
@@ -346,11 +368,11 @@ void emitPacked(Program &p, const std::string &name, const QuantizedTensor &q) {
   p.scalesConstant(name + "_scales", q.Scales,
                    shapeText(q.scaleRows(), q.scaleCols()));
   char amax[64];
-  std::snprintf(amax, sizeof(amax), "0x%08X", floatToBits(q.Amax));
+  std::snprintf(amax, sizeof(amax), "0x%08X",
+                floatToBits(q.DecodeScale.value_or(q.Amax)));
   p.line("%" + name + "_amax = arith.constant " + amax + " : f32");
   p.line("%" + name + " = nvfp4.pack %" + name + "_codes, %" + name +
-         "_scales, %" + name + "_amax : " +
-         tensorType(q.Rows, q.Cols, q.Block, false));
+         "_scales, %" + name + "_amax : " + tensorTypeOf(q));
 }
 
 /// --hadamard=N: the RHT sign mask of the op's `hadamard` attribute.
@@ -512,14 +534,14 @@ void emitDequantize(const Options &opts, Program &p) {
   options.Block = parseBlock(opts.get("block", "1x16"));
   std::vector<float> data = makeData(rows, cols, opts, 0);
   QuantizedTensor q = quantizeOrFail(data, rows, cols, options);
+  applyDecodeScale(opts, "decode-scale", q);
   std::vector<float> want = check(dequantize(q));
   bool bf16 = opts.get("out", "f32") == "bf16";
   std::string shape = shapeText(rows, cols);
   emitPacked(p, "q", q);
   std::string outType = bf16 ? "bf16" : "f32";
-  p.line("%d = nvfp4.dequantize %q : " +
-         tensorType(rows, cols, options.Block, false) + " -> tensor<" + shape +
-         "x" + outType + ">");
+  p.line("%d = nvfp4.dequantize %q : " + tensorTypeOf(q) + " -> tensor<" +
+         shape + "x" + outType + ">");
   if (bf16)
     p.expectEqual("values", p.bits("d", shape, "bf16", "i16"), toBF16Bits(want),
                   shape, "i16");
@@ -589,6 +611,8 @@ void emitMatmul(const Options &opts, Program &p) {
   float alpha = opts.getFloat("alpha", 1.0f);
   QuantizedTensor qa = quantizeOrFail(makeData(m, k, opts, 1), m, k, a);
   QuantizedTensor qb = quantizeOrFail(makeData(n, k, opts, 2), n, k, b);
+  applyDecodeScale(opts, "decode-scale-a", qa);
+  applyDecodeScale(opts, "decode-scale-b", qb);
   std::vector<float> want = check(scaledMatmul(qa, qb, alpha));
   emitPacked(p, "a", qa);
   emitPacked(p, "b", qb);
@@ -616,9 +640,8 @@ void emitMatmul(const Options &opts, Program &p) {
   }
   bool outputAmax = opts.has("output-amax");
   p.line(std::string(outputAmax ? "%c, %c_amax" : "%c") +
-         " = nvfp4.scaled_matmul %a, %b alpha(%alpha) : " +
-         tensorType(m, k, a.Block, false) + ", " +
-         tensorType(n, k, b.Block, false) + " -> tensor<" + shape + "xf32>" +
+         " = nvfp4.scaled_matmul %a, %b alpha(%alpha) : " + tensorTypeOf(qa) +
+         ", " + tensorTypeOf(qb) + " -> tensor<" + shape + "xf32>" +
          (outputAmax ? ", f32" : ""));
   p.expectEqual("values", p.bits("c", shape, "f32", "i32"), toF32Bits(want),
                 shape, "i32");

@@ -42,6 +42,18 @@ inline constexpr float kGemmAlphaDenominator = 7225344.0f;
 /// fp32(1 / 7225344)). Not bitwise equal to the product of the dequant factors.
 float computeGemmAlpha(float AlphaIn, float AmaxA, float AmaxB);
 
+/// The constant the tensor scales' product is multiplied by: fp32(1 /
+/// 7225344) for two amaxes (TE), fp32(1 / 2688) for an amax and a decode
+/// scale, 1 for two decode scales (a checkpoint's: alpha = alpha_in * d_A *
+/// d_B, as vLLM computes it from input_scale and weight_scale_2).
+float gemmAlphaConstant(bool DecodeA, bool DecodeB);
+
+/// The alpha of scaledMatmul(): fp32(fp32(fp32(AlphaIn * tA) * tB) * c) with
+/// tX the amax or, where set, the decode scale of X and c =
+/// gemmAlphaConstant(). Equals computeGemmAlpha() for two amaxes.
+float computeGemmAlpha(float AlphaIn, const QuantizedTensor &A,
+                       const QuantizedTensor &B);
+
 /// Computes the row-major [M, N] FP32 result of alpha * A * B^T from the
 /// quantized [M, K] A and [N, K] B, in the order documented above.
 Expected<std::vector<float>> scaledMatmul(const QuantizedTensor &A,

@@ -102,13 +102,22 @@ struct QuantizedTensor {
   /// Row-major [scaleRows(), scaleCols()] E4M3 bits.
   std::vector<uint8_t> Scales;
   float Amax = 0.0f;
+  /// The decode scale exactly as a checkpoint stores it (ModelOpt's
+  /// `weight_scale_2`). When set, elements decode with it and `Amax` is
+  /// unused: no amax reproduces every decode scale through fp32(amax / 2688)
+  /// (docs/Rationale.md, "Exact tensor scales").
+  std::optional<float> DecodeScale;
 
   int64_t scaleRows() const { return Rows / blockRows(Block); }
+  /// The factor every element is multiplied by after its block scale:
+  /// DecodeScale when set, else fp32(Amax / 2688).
+  float tensorDecodeFactor() const;
   int64_t scaleCols() const { return Cols / kBlockSize; }
 };
 
 /// Checks that the parts of `Tensor` are consistent with its shape (sizes,
-/// codes in 0..15, amax >= 0 or Inf, not NaN).
+/// codes in 0..15, amax >= 0 or Inf, not NaN; a decode scale >= 0 and
+/// finite).
 Status validateQuantizedTensor(const QuantizedTensor &Tensor);
 
 /// Quantizes the row-major [Rows, Cols] tensor at `Data` (`Count` must equal
@@ -118,8 +127,8 @@ Expected<QuantizedTensor> quantize(const float *Data, size_t Count,
                                    int64_t Rows, int64_t Cols,
                                    const QuantizeOptions &Options);
 
-/// x_hat = fp32(fp32(e2m1(q) * float(s_b)) * fp32(amax / 2688)), row-major
-/// [Rows, Cols].
+/// x_hat = fp32(fp32(e2m1(q) * float(s_b)) * tensorDecodeFactor()),
+/// row-major [Rows, Cols].
 Expected<std::vector<float>> dequantize(const QuantizedTensor &Tensor);
 
 /// Packs codes two per byte: element 2i in the low nibble of byte i, element

@@ -7,6 +7,7 @@
 #include "GemmPipeline.h"
 #include "KernelBuilder.h"
 #include "KernelUtils.h"
+#include "nvfp4/Numerics/Gemm.h"
 #include "nvfp4/Target/Tcgen05Encoding.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -253,6 +254,8 @@ GemmPlan kernels::makeGemmPlan(const ::nvfp4::target::ChipInfo &chip,
   if (schedule.gridLimit)
     plan.maxCTAs = std::min<int64_t>(plan.maxCTAs, schedule.gridLimit);
   plan.resultElement = resultElement;
+  plan.alphaConstant = ::nvfp4::numerics::gemmAlphaConstant(
+      lhs.hasDecodeScale(), rhs.hasDecodeScale());
   plan.chip = &chip;
   if (chip.has(::nvfp4::target::Instruction::Tcgen05BlockScaleMma)) {
     // What tcgen05.cp reads, and who releases a stage (Tcgen05Matmul.cpp).
@@ -948,8 +951,8 @@ Value GemmPipelineEmitter::epilogueScale() {
   alpha = arith::MulFOp::create(b, loc, alpha, amax(args[5]));
   return arith::MulFOp::create(
       b, loc, alpha,
-      arith::ConstantOp::create(
-          b, loc, b.getF32FloatAttr(1.0f / (36.0f * 448.0f * 448.0f))));
+      arith::ConstantOp::create(b, loc,
+                                b.getF32FloatAttr(plan.alphaConstant)));
 }
 
 /// The flat index (index type) of C[batch, row, col] of this CTA.

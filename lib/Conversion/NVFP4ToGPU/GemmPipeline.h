@@ -223,6 +223,10 @@ struct GemmPlan : GemmSchedule {
   /// consumerSharedOffset(), a multiple of kSwizzleRepeatBytes.
   int64_t consumerSharedBytes = 0;
   Type resultElement;
+  /// What alpha multiplies the operands' tensor scales by:
+  /// numerics::gemmAlphaConstant (1 / 2688 per operand holding an amax,
+  /// none for a checkpoint's decode scale).
+  float alphaConstant = 1.0f / (36.0f * 448.0f * 448.0f);
   /// The chip the plan is for (its E2M1 conversions, for a quantizing
   /// epilogue).
   const ::nvfp4::target::ChipInfo *chip = nullptr;

@@ -21,6 +21,7 @@
 #include "nvfp4/Conversion/NVFP4ToGPU/NVFP4ToGPU.h"
 #include "nvfp4/Conversion/Utils/ElementBuilders.h"
 #include "nvfp4/Dialect/NVFP4/IR/NVFP4Ops.h"
+#include "nvfp4/Numerics/Gemm.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
@@ -30,6 +31,7 @@
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "llvm/ADT/bit.h"
 
 using namespace mlir;
 using namespace mlir::nvfp4;
@@ -111,7 +113,10 @@ std::string matmulName(BlockScaledTensorType lhs, BlockScaledTensorType rhs,
          blockName(rhs) + "_to_" + typeName(result.getElementType()) + "_" +
          (output == GemmOutput::ValuesAndAmax ? "amax_"
           : output == GemmOutput::Quantized   ? "q_"
-                                              : "");
+                                              : "") +
+         // Decode scales change alpha's constant: another kernel.
+         (lhs.hasDecodeScale() ? "dsa_" : "") +
+         (rhs.hasDecodeScale() ? "dsb_" : "");
 }
 
 gpu::GPUFuncOp buildScaledMatmulKernel(ModuleOp module,
@@ -179,12 +184,15 @@ gpu::GPUFuncOp buildScaledMatmulKernel(ModuleOp module,
                   nb, nl,
                   ValueRange{arith::AddFOp::create(nb, nl, acc[0], term)});
             });
-        // alpha = ((alpha_in * amaxA) * amaxB) * fp32(1 / (36 * 448^2)).
+        // alpha = ((alpha_in * amaxA) * amaxB) * fp32(1 / (36 * 448^2))
+        // (a decode scale in place of an amax drops its 1 / 2688).
         Value alpha = arith::MulFOp::create(b, loc, args[6],
                                             loadAmax(b, loc, args[2]));
         alpha = arith::MulFOp::create(b, loc, alpha, loadAmax(b, loc, args[5]));
-        alpha = arith::MulFOp::create(b, loc, alpha,
-                                      s.f32(1.0f / (36.0f * 448.0f * 448.0f)));
+        alpha = arith::MulFOp::create(
+            b, loc, alpha,
+            s.f32(::nvfp4::numerics::gemmAlphaConstant(
+                lhs.hasDecodeScale(), rhs.hasDecodeScale())));
         Value value = s.fromF32(
             arith::MulFOp::create(b, loc, loop.getResult(0), alpha),
             result.getElementType());
@@ -299,7 +307,8 @@ gpu::GPUFuncOp buildDecodeToF16Kernel(ModuleOp module,
 gpu::GPUFuncOp buildSplitKFinalizeKernel(ModuleOp module, int64_t batch,
                                          int64_t m, int64_t n, int64_t splits,
                                          RankedTensorType result,
-                                         bool outputAmax) {
+                                         bool outputAmax,
+                                         float alphaConstant) {
   MLIRContext *ctx = module.getContext();
   auto f32 = Float32Type::get(ctx);
   auto i32 = IntegerType::get(ctx, 32);
@@ -314,7 +323,11 @@ gpu::GPUFuncOp buildSplitKFinalizeKernel(ModuleOp module, int64_t batch,
                      (batch > 1 ? std::to_string(batch) + "x" : "") +
                      std::to_string(m) + "x" + std::to_string(n) + "_k" +
                      std::to_string(splits) + "_to_" + typeName(element) +
-                     (outputAmax ? "_amax" : "");
+                     (outputAmax ? "_amax" : "") +
+                     (alphaConstant != 1.0f / (36.0f * 448.0f * 448.0f)
+                          ? "_c" + std::to_string(llvm::bit_cast<uint32_t>(
+                                       alphaConstant))
+                          : "");
   int64_t outputs = batch * m * n;
   return getOrCreateKernel(
       module, name, argTypes, kThreadsPerBlock,
@@ -345,8 +358,7 @@ gpu::GPUFuncOp buildSplitKFinalizeKernel(ModuleOp module, int64_t batch,
         Value alpha = arith::MulFOp::create(b, loc, args[3],
                                             loadAmax(b, loc, args[1]));
         alpha = arith::MulFOp::create(b, loc, alpha, loadAmax(b, loc, args[2]));
-        alpha = arith::MulFOp::create(b, loc, alpha,
-                                      s.f32(1.0f / (36.0f * 448.0f * 448.0f)));
+        alpha = arith::MulFOp::create(b, loc, alpha, s.f32(alphaConstant));
         Value value =
             s.fromF32(arith::MulFOp::create(b, loc, sum, alpha), element);
         memref::StoreOp::create(b, loc, value, args[4], ValueRange{tid});
@@ -583,7 +595,7 @@ LogicalResult launchGemm(ConversionPatternRewriter &rewriter, Operation *op,
     bool withAmax = output == GemmOutput::ValuesAndAmax;
     gpu::GPUFuncOp finalize = buildSplitKFinalizeKernel(
         module, plan->batch, plan->m, plan->n, plan->splitK, resultType,
-        withAmax);
+        withAmax, plan->alphaConstant);
     SmallVector<Value> finalizeArgs = {workspace, lhs[2], rhs[2], alpha,
                                        flatten(rewriter, loc, outputs[0])};
     if (withAmax)

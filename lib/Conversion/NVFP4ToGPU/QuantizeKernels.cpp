@@ -2103,6 +2103,7 @@ gpu::GPUFuncOp buildDequantizeKernel(ModuleOp module,
   std::string name = "nvfp4_dequantize_" + shapeName(type.getShape()) + "_" +
                      std::to_string(type.getBlockRows()) + "x16" +
                      (type.getLayout() == ScaleLayout::Linear ? "" : "_swizzled") +
+                     (type.hasDecodeScale() ? "_decode_scale" : "") +
                      "_to_" + typeName(resultElementType);
   return getOrCreateKernel(
       module, name, argTypes, kThreadsPerBlock,
@@ -2114,8 +2115,10 @@ gpu::GPUFuncOp buildDequantizeKernel(ModuleOp module,
         Value segment = arith::SelectOp::create(b, loc, valid, tid, m.c(0));
         Value row = m.div(segment, colBlocks), colBlock = m.rem(segment, colBlocks);
         Value base = m.add(m.mul(row, cols), m.mul(colBlock, 16));
-        Value factor = arith::DivFOp::create(b, loc, loadAmax(b, loc, args[2]),
-                                             s.f32(2688.0f));
+        // A checkpoint's decode scale is the factor itself, bit for bit.
+        Value factor = loadAmax(b, loc, args[2]);
+        if (!type.hasDecodeScale())
+          factor = arith::DivFOp::create(b, loc, factor, s.f32(2688.0f));
         Value scale = s.decodeE4M3(memref::LoadOp::create(
             b, loc, args[1], ValueRange{scaleOffset(m, type, row, colBlock)}));
         Value packed = alignedLoad(b, loc, args[0], m.div(base, 2), 8, 8);

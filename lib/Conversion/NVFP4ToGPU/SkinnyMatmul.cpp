@@ -386,8 +386,7 @@ struct SkinnyKernel {
     Value alpha = arith::MulFOp::create(b, loc, args[6],
                                         loadAmax(b, loc, args[2]));
     alpha = arith::MulFOp::create(b, loc, alpha, loadAmax(b, loc, args[5]));
-    alpha = arith::MulFOp::create(b, loc, alpha,
-                                  s.f32(1.0f / (36.0f * 448.0f * 448.0f)));
+    alpha = arith::MulFOp::create(b, loc, alpha, s.f32(plan.alphaConstant));
     Type element = plan.resultElement;
     int64_t outputs = plan.tileN * plan.tileM;
     int64_t threads = shape.warps * 32;

@@ -11,6 +11,7 @@
 #include "TensorBuilders.h"
 #include "nvfp4/Conversion/NVFP4ToReference/NVFP4ToReference.h"
 #include "nvfp4/Dialect/NVFP4/IR/NVFP4Ops.h"
+#include "nvfp4/Numerics/Gemm.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -67,7 +68,10 @@ struct DequantizeOpLowering : OpConversionPattern<DequantizeOp> {
                 {rowBlocks, colBlocks});
     BlockScaledFormat format = type.getFormat();
     Value factor;
-    if (!type.isMX())
+    // A checkpoint's decode scale is used as it is, bit for bit.
+    if (type.hasDecodeScale())
+      factor = parts[2];
+    else if (!type.isMX())
       factor = arith::DivFOp::create(rewriter, loc, parts[2], s.f32(2688.0f));
 
     AffineExpr d0, d1, d2, d3;
@@ -199,8 +203,11 @@ struct ScaledMatmulOpLowering : OpConversionPattern<ScaledMatmulOp> {
     if (!mx) {
       alpha = arith::MulFOp::create(rewriter, loc, alphaIn, lhs[2]);
       alpha = arith::MulFOp::create(rewriter, loc, alpha, rhs[2]);
-      alpha = arith::MulFOp::create(rewriter, loc, alpha,
-                                    s.f32(1.0f / (36.0f * 448.0f * 448.0f)));
+      // 1 / 2688 per amax operand; a decode scale needs none.
+      alpha = arith::MulFOp::create(
+          rewriter, loc, alpha,
+          s.f32(::nvfp4::numerics::gemmAlphaConstant(lhsType.hasDecodeScale(),
+                                            rhsType.hasDecodeScale())));
     }
     AffineMap id3 = AffineMap::getMultiDimIdentityMap(3, ctx);
     Type elementType = resultType.getElementType();

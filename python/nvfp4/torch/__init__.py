@@ -48,7 +48,8 @@ import torch.nn.functional as F
 
 from .. import layer_kernels as _lk
 
-__all__ = ["Linear", "Recipe", "convert", "prepare", "set_progress"]
+__all__ = ["Linear", "Recipe", "convert", "load_checkpoint", "prepare",
+           "set_progress"]
 
 _BF16 = torch.bfloat16
 
@@ -683,3 +684,23 @@ def prepare(model, tokens, chip="sm_90a", tp_plan=None, tp_degree=1):
                 _lk.compile_layer(shape, module.recipe.options, chip,
                                   module.recipe.cache)
     return len(seen)
+
+
+def load_checkpoint(model, checkpoint_dir, strict=True):
+    """Loads an NVFP4 checkpoint directory (ModelOpt layout,
+    docs/Checkpoints.md) into `model` for reference inference: NVFP4
+    weights decoded exactly (nvfp4.checkpoint.dequantized_state_dict), then
+    cast to each parameter's dtype, the other tensors as stored. Returns
+    load_state_dict's result. The layers then compute in their own
+    precision; running the checkpoint's NVFP4 GEMMs through the compiled
+    kernels is not wired up yet."""
+    from .. import checkpoint as _checkpoint
+    state = _checkpoint.dequantized_state_dict(checkpoint_dir)
+    own = model.state_dict()
+    tensors = {}
+    for name, array in state.items():
+        tensor = torch.from_numpy(array)
+        if name in own:
+            tensor = tensor.to(own[name].dtype)
+        tensors[name] = tensor
+    return model.load_state_dict(tensors, strict=strict)

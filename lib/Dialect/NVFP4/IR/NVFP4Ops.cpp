@@ -87,6 +87,17 @@ static LogicalResult verifyConstantAmax(Operation *op, Value amax) {
   return success();
 }
 
+/// Quantizing ops compute an amax; a decode scale only comes from a
+/// checkpoint through nvfp4.pack.
+static LogicalResult verifyAmaxResult(Operation *op, StringRef name,
+                                      BlockScaledTensorType type) {
+  if (!type.hasDecodeScale())
+    return success();
+  return op->emitOpError("the ")
+         << name << " must hold an amax, got tensor_scale = decode (a decode "
+                    "scale is assembled with nvfp4.pack)";
+}
+
 //===----------------------------------------------------------------------===//
 // AmaxOp
 //===----------------------------------------------------------------------===//
@@ -144,7 +155,8 @@ LogicalResult QuantizeOp::verify() {
              << format
              << " supports only round to nearest even without hadamard";
   }
-  return success();
+  // quantize_c7
+  return verifyAmaxResult(*this, "result", resultType);
 }
 
 //===----------------------------------------------------------------------===//
@@ -195,7 +207,10 @@ LogicalResult DualQuantizeOp::verify() {
   if (getHadamard() && !inputType.getElementType().isBF16())
     return emitOpError("with hadamard, the input must be BF16, got ")
            << inputType;
-  return success();
+  // dual_quantize_c6
+  if (failed(verifyAmaxResult(*this, "rowwise result", rowType)))
+    return failure();
+  return verifyAmaxResult(*this, "columnwise result", columnType);
 }
 
 //===----------------------------------------------------------------------===//
@@ -300,7 +315,8 @@ LogicalResult ScaledMatmulQuantizeOp::verify() {
     if (type.isMX())
       return emitOpError("supports NVFP4 operands and results only, got ")
              << type;
-  return success();
+  // scaled_matmul_quantize_c7
+  return verifyAmaxResult(*this, "result", resultType);
 }
 
 Operation *ScaledMatmulQuantizeOp::decompose(RewriterBase &rewriter) {
@@ -326,6 +342,12 @@ LogicalResult PackOp::verify() {
   // pack_c3
   if (failed(verifyConstantAmax(*this, getAmax())))
     return failure();
+  // pack_c5
+  FloatAttr decode;
+  if (getResult().getType().hasDecodeScale() &&
+      matchPattern(getAmax(), m_Constant(&decode)) &&
+      decode.getValue().isInfinity())
+    return emitOpError("a decode scale must be finite, got ") << decode;
   // pack_c4: an E4M3 block scale is a positive magnitude (the type's sign
   // bit is always 0); 0x7F/0xFF are E4M3FN's NaN. E8M0 has no sign and one
   // NaN, 0xFF.
@@ -435,7 +457,7 @@ LogicalResult TransposeOp::verify() {
   auto expected = BlockScaledTensorType::get(
       getContext(), shape, inputType.getElementType(),
       inputType.getScaleType(), inputType.getBlockShape(),
-      inputType.getLayout());
+      inputType.getLayout(), inputType.getTensorScale());
   if (resultType != expected)
     return emitOpError("result type ")
            << resultType << " should be " << expected;

@@ -47,7 +47,7 @@ LogicalResult
 BlockScaledTensorType::verify(function_ref<InFlightDiagnostic()> emitError,
                               ArrayRef<int64_t> shape, Type elementType,
                               Type scaleType, ArrayRef<int64_t> blockShape,
-                              ScaleLayout layout) {
+                              ScaleLayout layout, TensorScaleKind tensorScale) {
   // tensor_t1
   if (shape.size() < 2)
     return emitError() << "block-scaled tensor must have rank >= 2, got rank "
@@ -72,6 +72,10 @@ BlockScaledTensorType::verify(function_ref<InFlightDiagnostic()> emitError,
                           "got "
                        << elementType
                        << " (MXFP8 has f8E8M0FNU scales)";
+  // tensor_t8
+  if (tensorScale == TensorScaleKind::Decode && !e4m3Scale)
+    return emitError() << "tensor_scale = decode needs NVFP4 (f8E4M3FN "
+                          "scales): the MX formats have no tensor scale";
   // tensor_t4
   auto isBlock = [&](int64_t rows, int64_t cols) {
     return blockShape.size() == 2 && blockShape[0] == rows &&
@@ -140,20 +144,27 @@ RankedTensorType BlockScaledTensorType::getScalesType() const {
 BlockScaledTensorType
 BlockScaledTensorType::cloneWithLayout(ScaleLayout layout) const {
   return get(getContext(), getShape(), getElementType(), getScaleType(),
-             getBlockShape(), layout);
+             getBlockShape(), layout, getTensorScale());
+}
+
+BlockScaledTensorType
+BlockScaledTensorType::cloneWithTensorScale(TensorScaleKind kind) const {
+  return get(getContext(), getShape(), getElementType(), getScaleType(),
+             getBlockShape(), getLayout(), kind);
 }
 
 //===----------------------------------------------------------------------===//
 // Assembly format
 //
 //   !nvfp4.tensor<256x512xf4E2M1FN, scale = f8E4M3FN, block = 1x16
-//                 [, layout = swizzled_128x4]>
+//                 [, layout = swizzled_128x4] [, tensor_scale = decode]>
 //===----------------------------------------------------------------------===//
 
 Type BlockScaledTensorType::parse(AsmParser &parser) {
   SmallVector<int64_t> shape, blockShape;
   Type elementType, scaleType;
   ScaleLayout layout = ScaleLayout::Linear;
+  TensorScaleKind tensorScale = TensorScaleKind::Amax;
   llvm::SMLoc loc = parser.getCurrentLocation();
   if (parser.parseLess() ||
       parser.parseDimensionList(shape, /*allowDynamic=*/false,
@@ -165,28 +176,60 @@ Type BlockScaledTensorType::parse(AsmParser &parser) {
       parser.parseDimensionList(blockShape, /*allowDynamic=*/false,
                                 /*withTrailingX=*/false))
     return {};
-  if (succeeded(parser.parseOptionalComma())) {
-    StringRef layoutName;
-    llvm::SMLoc layoutLoc;
-    if (parser.parseKeyword("layout") || parser.parseEqual())
+  // Optional trailing parameters, each at most once, in this order.
+  bool seenLayout = false, seenTensorScale = false;
+  while (succeeded(parser.parseOptionalComma())) {
+    StringRef key, value;
+    llvm::SMLoc keyLoc = parser.getCurrentLocation();
+    if (parser.parseKeyword(&key))
       return {};
-    layoutLoc = parser.getCurrentLocation();
-    if (parser.parseKeyword(&layoutName))
-      return {};
-    std::optional<ScaleLayout> parsed = symbolizeScaleLayout(layoutName);
-    if (!parsed) {
-      parser.emitError(layoutLoc)
-          << "unknown scale layout '" << layoutName
-          << "' (expected linear or swizzled_128x4)";
-      return {};
+    if (key == "layout" && !seenLayout && !seenTensorScale) {
+      seenLayout = true;
+      llvm::SMLoc valueLoc;
+      if (parser.parseEqual())
+        return {};
+      valueLoc = parser.getCurrentLocation();
+      if (parser.parseKeyword(&value))
+        return {};
+      std::optional<ScaleLayout> parsed = symbolizeScaleLayout(value);
+      if (!parsed) {
+        parser.emitError(valueLoc)
+            << "unknown scale layout '" << value
+            << "' (expected linear or swizzled_128x4)";
+        return {};
+      }
+      layout = *parsed;
+      continue;
     }
-    layout = *parsed;
+    if (key == "tensor_scale" && !seenTensorScale) {
+      seenTensorScale = true;
+      llvm::SMLoc valueLoc;
+      if (parser.parseEqual())
+        return {};
+      valueLoc = parser.getCurrentLocation();
+      if (parser.parseKeyword(&value))
+        return {};
+      std::optional<TensorScaleKind> parsed = symbolizeTensorScaleKind(value);
+      if (!parsed) {
+        parser.emitError(valueLoc)
+            << "unknown tensor scale '" << value
+            << "' (expected amax or decode)";
+        return {};
+      }
+      tensorScale = *parsed;
+      continue;
+    }
+    parser.emitError(keyLoc)
+        << "expected 'layout = ...' then 'tensor_scale = ...', each at most "
+           "once, got '"
+        << key << "'";
+    return {};
   }
   if (parser.parseGreater())
     return {};
   return parser.getChecked<BlockScaledTensorType>(
       loc, parser.getContext(), shape, elementType, scaleType, blockShape,
-      layout);
+      layout, tensorScale);
 }
 
 void BlockScaledTensorType::print(AsmPrinter &printer) const {
@@ -197,5 +240,7 @@ void BlockScaledTensorType::print(AsmPrinter &printer) const {
   printer.printDimensionList(getBlockShape());
   if (getLayout() != ScaleLayout::Linear)
     printer << ", layout = " << stringifyScaleLayout(getLayout());
+  if (getTensorScale() != TensorScaleKind::Amax)
+    printer << ", tensor_scale = " << stringifyTensorScaleKind(getTensorScale());
   printer << ">";
 }

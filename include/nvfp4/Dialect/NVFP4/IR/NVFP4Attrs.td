@@ -52,6 +52,24 @@ def NVFP4_ScaleLayoutAttr : EnumAttr<NVFP4_Dialect, NVFP4_ScaleLayout,
 }
 
 //===----------------------------------------------------------------------===//
+// Tensor scale
+//===----------------------------------------------------------------------===//
+
+// What the FP32 tensor-scale part of an NVFP4 value holds. `amax` is what
+// TransformerEngine keeps and what nvfp4.quantize produces; `decode` is the
+// decode scale a checkpoint stores (ModelOpt's `weight_scale_2` /
+// `input_scale`), kept bit for bit because no amax reproduces every one of
+// them (docs/Rationale.md, "Exact tensor scales").
+def NVFP4_TensorScaleKind : I32EnumAttr<"TensorScaleKind",
+    "meaning of the FP32 tensor-scale part of an NVFP4 value", [
+      I32EnumAttrCase<"Amax", 0, "amax">,
+      I32EnumAttrCase<"Decode", 1, "decode">
+    ]> {
+  let cppNamespace = "::mlir::nvfp4";
+  let genSpecializedAttr = 0;
+}
+
+//===----------------------------------------------------------------------===//
 // Block-scaled format
 //===----------------------------------------------------------------------===//
 

@@ -152,6 +152,8 @@ def NVFP4_QuantizeOp : NVFP4_Op<"quantize", [Pure, AttrSizedOperandSegments]> {
        `max |x|`; `+inf` is valid).
     6. (C6) with an MX result: no `amax` (MX has no tensor scale), no
        `hadamard` and round to nearest even.
+    7. (C7) the result holds an amax (`tensor_scale = decode` is for
+       tensors quantized elsewhere, assembled with `nvfp4.pack`).
 
     Example:
 
@@ -241,6 +243,7 @@ def NVFP4_DualQuantizeOp : NVFP4_Op<"dual_quantize",
     3. (C3) both results are NVFP4 with 1x16 blocks.
     4. (C4) each part has a `seed` exactly when its rounding is stochastic.
     5. (C5) with `hadamard`, `input` is BF16.
+    6. (C6) both results hold an amax (not `tensor_scale = decode`).
 
     Example:
 
@@ -292,7 +295,8 @@ def NVFP4_DequantizeOp : NVFP4_Op<"dequantize", [Pure]> {
   let summary = "expand a block-scaled tensor to a high-precision tensor";
   let description = [{
     Computes `x_hat = (e2m1(q) * s_b) * (amax / 2688)` in FP32 for every
-    element of an NVFP4 input, `x_hat = elem(q) * 2^(s_b - 127)` for an MX
+    element of an NVFP4 input (`(e2m1(q) * s_b) * decode` with
+    `tensor_scale = decode`: the checkpoint's scale, bit for bit), `x_hat = elem(q) * 2^(s_b - 127)` for an MX
     input (an E8M0 scale of 0xFF gives NaN), and rounds it (to nearest even)
     to the result element type.
     `dequantize(quantize(x))` is *not* `x`: quantization loses information,
@@ -379,6 +383,10 @@ def NVFP4_ScaledMatmulOp : NVFP4_Op<"scaled_matmul", [Pure]> {
     applied once at the end as TransformerEngine's
     `alpha = alpha_in * amax_A * amax_B / (36 * 448 * 448)` (`alpha_in`
     defaults to 1). The result is rounded to its element type.
+    An operand with `tensor_scale = decode` contributes its decode scale
+    and no `1 / 2688`: `alpha = alpha_in * d_A * d_B` for two checkpoint
+    operands (vLLM's `input_scale * weight_scale_2`), each product rounded
+    to FP32 in this order (docs/Numerics.md, "Exact tensor scales").
 
     With MX operands the blocks are the 32-element MX blocks, each
     contributing `2^eA * 2^eB * sum(q_A * q_B)`, and `alpha = alpha_in`
@@ -472,6 +480,7 @@ def NVFP4_ScaledMatmulQuantizeOp
     5. (C5) a constant `amax` is non-negative and not NaN.
     6. (C6) `lhs`, `rhs` and the result are NVFP4 (the quantizing epilogue
        exists for NVFP4 only).
+    7. (C7) the result holds an amax (not `tensor_scale = decode`).
 
     Example:
 
@@ -526,8 +535,9 @@ def NVFP4_PackOp : NVFP4_Op<"pack", [Pure,
     Builds a block-scaled tensor from its parts, e.g. a checkpoint quantized
     elsewhere. `codes` holds one element value per element (the result's
     element type), `scales` the block scales in the result's layout and
-    scale type (see `!nvfp4.tensor`), and `amax` the FP32 tensor amax (unused
-    by the MX formats). Operand types are implied by the result type. On the
+    scale type (see `!nvfp4.tensor`), and `amax` the FP32 tensor scale: the
+    amax, or with `tensor_scale = decode` the decode scale exactly as a
+    checkpoint stores it (`weight_scale_2`); unused by the MX formats. Operand types are implied by the result type. On the
     GPU path the codes are one byte each in memory, as MLIR stores
     `f4E2M1FN` (the code in the low nibble, zero above), and a kernel packs
     them two per byte.
@@ -539,6 +549,8 @@ def NVFP4_PackOp : NVFP4_Op<"pack", [Pure,
     3. (C3) a constant `amax` is non-negative and not NaN.
     4. (C4) constant `scales` are non-negative and not NaN (E4M3 bits
        0x00-0x7E: a block scale is a magnitude; E8M0 bits 0x00-0xFE).
+    5. (C5) with `tensor_scale = decode`, a constant decode scale is finite
+       (an infinite one would decode every element to inf or NaN).
 
     Example:
 
@@ -566,7 +578,8 @@ def NVFP4_UnpackOp : NVFP4_Op<"unpack", [Pure,
   let summary = "split a block-scaled tensor into codes, scales and amax";
   let description = [{
     The inverse of `nvfp4.pack`: returns the element codes (one per element),
-    the block scales in the input's layout and the FP32 tensor amax.
+    the block scales in the input's layout and the FP32 tensor scale (the
+    amax, or the decode scale with `tensor_scale = decode`).
     `unpack(pack(c, s, a))` folds to `(c, s, a)`.
 
     Constraints:

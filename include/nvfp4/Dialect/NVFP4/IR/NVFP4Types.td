@@ -32,8 +32,15 @@ def NVFP4_BlockScaledTensor : TypeDef<NVFP4_Dialect, "BlockScaledTensor"> {
     * `layout`: how the block scales are laid out in memory (`linear` is the
       row-major scale matrix; `swizzled_128x4` is the layout tensor cores
       read). Omitted when `linear`.
+    * `tensorScale`: what the FP32 tensor-scale part of the value holds:
+      `amax` (the tensor amax, TransformerEngine's form; what
+      `nvfp4.quantize` produces) or `decode` (the decode scale itself, as a
+      checkpoint's `weight_scale_2` gives it, kept bit for bit). An element
+      decodes to `e2m1(q) * s_b * fp32(amax / 2688)` or
+      `e2m1(q) * s_b * decode`. Omitted when `amax`.
 
-    The FP32 tensor amax is part of the value; it is not in the type. The MX
+    The FP32 tensor scale is part of the value; its kind (`tensorScale`) is
+    in the type, its bits are not. The MX
     formats have no tensor scale: their amax part is 0 and unused
     (docs/Numerics.md section 11).
 
@@ -54,7 +61,9 @@ def NVFP4_BlockScaledTensor : TypeDef<NVFP4_Dialect, "BlockScaledTensor"> {
     6. (T6) at most 2^47 elements, so that no size or index derived from the
        type (scales padded to the 128x64 swizzle tile, byte offsets)
        overflows 64 bits;
-    7. (T7) `f8E4M3FN` scales (NVFP4) go with `f4E2M1FN` elements only.
+    7. (T7) `f8E4M3FN` scales (NVFP4) go with `f4E2M1FN` elements only;
+    8. (T8) `tensor_scale = decode` only for NVFP4 (the MX formats have no
+       tensor scale).
 
     Example:
 
@@ -64,6 +73,8 @@ def NVFP4_BlockScaledTensor : TypeDef<NVFP4_Dialect, "BlockScaledTensor"> {
                   layout = swizzled_128x4>
     !nvfp4.tensor<256x512xf8E4M3FN, scale = f8E8M0FNU, block = 1x32>
     !nvfp4.tensor<256x512xf4E2M1FN, scale = f8E8M0FNU, block = 1x32>
+    !nvfp4.tensor<256x512xf4E2M1FN, scale = f8E4M3FN, block = 1x16,
+                  tensor_scale = decode>
     ```
   }];
 
@@ -72,7 +83,8 @@ def NVFP4_BlockScaledTensor : TypeDef<NVFP4_Dialect, "BlockScaledTensor"> {
     "::mlir::Type":$elementType,
     "::mlir::Type":$scaleType,
     ArrayRefParameter<"int64_t", "block shape (rows x cols)">:$blockShape,
-    "::mlir::nvfp4::ScaleLayout":$layout
+    "::mlir::nvfp4::ScaleLayout":$layout,
+    "::mlir::nvfp4::TensorScaleKind":$tensorScale
   );
 
   let builders = [
@@ -81,7 +93,16 @@ def NVFP4_BlockScaledTensor : TypeDef<NVFP4_Dialect, "BlockScaledTensor"> {
                      CArg<"::mlir::nvfp4::ScaleLayout",
                           "::mlir::nvfp4::ScaleLayout::Linear">:$layout), [{
       return $_get($_ctxt, shape, ::mlir::Float4E2M1FNType::get($_ctxt),
-                   ::mlir::Float8E4M3FNType::get($_ctxt), blockShape, layout);
+                   ::mlir::Float8E4M3FNType::get($_ctxt), blockShape, layout,
+                   ::mlir::nvfp4::TensorScaleKind::Amax);
+    }]>,
+    // Every type built before tensor scales had a kind holds an amax.
+    TypeBuilder<(ins "::llvm::ArrayRef<int64_t>":$shape,
+                     "::mlir::Type":$elementType, "::mlir::Type":$scaleType,
+                     "::llvm::ArrayRef<int64_t>":$blockShape,
+                     "::mlir::nvfp4::ScaleLayout":$layout), [{
+      return $_get($_ctxt, shape, elementType, scaleType, blockShape, layout,
+                   ::mlir::nvfp4::TensorScaleKind::Amax);
     }]>
   ];
   let skipDefaultBuilders = 0;
@@ -120,6 +141,13 @@ def NVFP4_BlockScaledTensor : TypeDef<NVFP4_Dialect, "BlockScaledTensor"> {
     ::mlir::RankedTensorType getScalesType() const;
     /// The same type with another scale layout.
     BlockScaledTensorType cloneWithLayout(::mlir::nvfp4::ScaleLayout layout) const;
+    /// The same type with another tensor-scale kind.
+    BlockScaledTensorType
+    cloneWithTensorScale(::mlir::nvfp4::TensorScaleKind kind) const;
+    /// True when the tensor-scale part is a decode scale (a checkpoint's).
+    bool hasDecodeScale() const {
+      return getTensorScale() == ::mlir::nvfp4::TensorScaleKind::Decode;
+    }
   }];
 }
 
