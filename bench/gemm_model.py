@@ -47,9 +47,13 @@ K_STEP = 256              # codes per pipeline stage (kGemmTileK)
 
 class Schedule:
     def __init__(self, name, tile_m, tile_n, cta_group=1, mma_k=64,
-                 persistent=False):
+                 persistent=False, acc_stages=2):
         self.name, self.tile_m, self.tile_n = name, tile_m, tile_n
         self.cta_group, self.mma_k, self.persistent = cta_group, mma_k, persistent
+        # TMEM accumulator stages of a persistent schedule: 2 overlap tile
+        # i's epilogue with tile i + 1's mainloop; with 1 the MMAs of the
+        # next tile wait for the epilogue (the producer still runs ahead).
+        self.acc_stages = acc_stages
 
     def ok(self, chip, k):
         if self.mma_k == 96:
@@ -66,6 +70,10 @@ SCHEDULES = [
              cta_group=2, persistent=True),
     Schedule("256x256 cta_group::2 persistent K=96", 256, 256, cta_group=2,
              mma_k=96, persistent=True),
+    # Ours (Tcgen05Matmul.cpp): 256 columns of accumulator per CTA leave
+    # no room for a second stage beside 5 stages of scale columns.
+    Schedule("128x256x256_s5_p8_c2_cg2 (ours: pair, 1 TMEM stage)", 256, 256,
+             cta_group=2, persistent=True, acc_stages=1),
 ]
 
 
@@ -91,7 +99,7 @@ def estimate(chip, s, m, n, k, out_bytes=2):
     tiles = math.ceil(m / s.tile_m) * math.ceil(n / s.tile_n)
     ctas = tiles * s.cta_group
     waves = math.ceil(ctas / chip["sms"])
-    if s.persistent:
+    if s.persistent and s.acc_stages == 2:
         # Two TMEM accumulator stages: tile i's epilogue runs under tile
         # i + 1's mainloop; the shorter of the two is exposed once.
         t = waves * max(t_main, t_epi) + min(t_main, t_epi)
