@@ -115,6 +115,40 @@ def estimate(chip, s, m, n, k, out_bytes=2):
                 t_main=t_main)
 
 
+def pair_rule(chip, m, n, k, batch=1):
+    """chooseTcgen05Schedule's test for the CTA pair (Tcgen05Matmul.cpp)."""
+    sms = chip["sms"]
+    tiles = batch * math.ceil(m / 128) * math.ceil(n / 128)
+    pair_ctas = 2 * batch * math.ceil(m / 256) * math.ceil(n / 256)
+    steps = k // K_STEP
+    return math.ceil(pair_ctas / sms) * (steps + 4) < \
+        math.ceil(tiles / sms) * steps + 2
+
+
+def check_rule():
+    """Compares pair_rule with the model's own choice between the pair as
+    built and the best 1-CTA schedule over a grid of shapes."""
+    pair = next(s for s in SCHEDULES if s.cta_group == 2 and s.acc_stages == 1)
+    agree = close = total = 0
+    for chip in CHIPS.values():
+        for m in [128, 256, 384, 512, 768, 1024, 1536, 2048, 3072, 4096,
+                  8192, 16384]:
+            for n in [256, 512, 1024, 2048, 4096, 4352, 8192, 14336]:
+                for k in [256, 512, 1024, 1536, 2048, 3072, 4096, 8192]:
+                    one = max(estimate(chip, s, m, n, k)["tflops"]
+                              for s in SCHEDULES
+                              if s.cta_group == 1 and s.tile_n == 128 and
+                              s.ok(chip, k))
+                    two = estimate(chip, pair, m, n, k)["tflops"]
+                    total += 1
+                    if (two > one) == pair_rule(chip, m, n, k):
+                        agree += 1
+                    elif abs(two - one) <= 0.01 * max(one, two):
+                        close += 1
+    print(f"the CTA-pair rule agrees with the model on {agree} of {total} "
+          f"shapes; {close} of the others are within 1%")
+
+
 def main():
     global SMEM_BYTES_PER_CLK, MMA_READS_FREE
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
@@ -128,7 +162,13 @@ def main():
     ap.add_argument("--mma-reads-free", action="store_true",
                     help="the MMAs read shared memory without taking "
                          "bandwidth from the TMA")
+    ap.add_argument("--check-rule", action="store_true",
+                    help="compare the compiler's CTA-pair rule with the "
+                         "model over a grid of shapes")
     args = ap.parse_args()
+    if args.check_rule:
+        check_rule()
+        return
     SMEM_BYTES_PER_CLK = args.smem_bytes_per_clk
     MMA_READS_FREE = args.mma_reads_free
     shapes = [tuple(int(x) for x in sh.split("x")) for sh in args.shape] \

@@ -851,8 +851,10 @@ kernels::chooseTcgen05Schedule(const ::nvfp4::target::ChipInfo &chip,
   // stage, not overlapped) at about 4 K steps per wave and the persistent
   // 1-CTA kernel's at about 2 once. So the pair wins when
   //   waves(pair CTAs) * (K steps + 4) < waves(128 x 128 tiles) * K steps + 2,
-  // which agrees with the model's choice on 1526 of 1536 shapes of both
-  // chips (M 128..16384, N 256..14336, K 256..8192; the others within 1%).
+  // which agrees with the model's choice on 1524 of 1536 shapes of both
+  // chips (M 128..16384, N 256..14336, K 256..8192; `gemm_model.py
+  // --check-rule`); the other 12 (K = 1024, many waves) take the pair where
+  // the model has it up to 4.7% slower.
   if (chip.multiprocessors) {
     int64_t sms = chip.multiprocessors;
     int64_t pairCTAs = 2 * batch * llvm::divideCeil(lhs.getRows(), 256) *
