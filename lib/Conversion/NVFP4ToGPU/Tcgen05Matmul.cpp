@@ -1,4 +1,5 @@
-//===- Tcgen05Matmul.cpp - NVFP4 GEMM on Blackwell tensor cores ------------===//
+//===- Tcgen05Matmul.cpp - NVFP4 GEMM on Blackwell tensor cores
+//------------===//
 //
 // Part of the nvfp4 project.
 //
@@ -87,8 +88,10 @@
 // 0b11). The codes' tensor copies complete on the leader's "full" barrier
 // (cp.async.bulk.tensor...cta_group::2); the scales land on each CTA's own
 // "full", and the peer's idle MMA warp forwards that phase to the leader
-// (GemmPipelineEmitter::emitPairForwarder). The epilogue warps of both
-// CTAs release the one accumulator stage on the leader's barrier.
+// (GemmPipelineEmitter::emitPairForwarder). Consecutive tiles' 256-column
+// accumulators overlap by half (columns 0 / 128, as CUTLASS's): the
+// epilogue warps of both CTAs read the overlapped half, release it on the
+// leader's barrier, and read the other half under the next tile's MMAs.
 //
 //===----------------------------------------------------------------------===//
 
@@ -126,6 +129,8 @@ constexpr int64_t kScaleColumnsPerStage = 2 * kMmaSteps * kScaleColumnsPerStep;
 /// (190 KiB) fit in shared memory and, at 48 scale columns each, beside the
 /// 256 accumulator columns in Tensor Memory (496 of 512).
 constexpr int64_t kPairStages = 5;
+/// The pair's second accumulator position (overlapAcc): 128 columns in.
+constexpr int64_t kOverlapShift = 128;
 /// cta_group::2: the CTA pair's multicast mask (ranks 0 and 1), for the
 /// commits that release both CTAs' barriers.
 constexpr int64_t kPairMask = 0b11;
@@ -152,6 +157,14 @@ struct Tcgen05Constants {
   /// cta_group::2 (GemmSchedule::ctaGroup): the leader (rank 0) issues the
   /// MMAs for both CTAs of the pair.
   bool pair = false;
+  /// The pair's overlapping accumulators: tile i accumulates at column
+  /// kOverlapShift * (i % 2), so tile i + 1 overlaps only half of tile i's
+  /// 256 columns, the half its epilogue drains (and releases) first.
+  bool overlapAcc = false;
+  /// TMEM scale-column slots: one per ring stage, or (overlapping
+  /// accumulators) 2, slot = ring step % 2, rewritten once the MMAs of the
+  /// step two before completed (its stage's "empty" phase).
+  int64_t scaleSlots = 0;
   uint32_t allocColumns = 0;
   /// Accumulator stages in TMEM: 2 for persistent plans (the epilogue of
   /// tile i reads one while the MMAs of tile i + 1 fill the other), else 1.
@@ -275,13 +288,21 @@ tgt::Expected<Tcgen05Constants> planConstants(const GemmPlan &plan) {
   c.scaleColumnsPerStage =
       kMmaSteps * (kScaleColumnsPerStep + c.sfbColumnsPerStep);
 
-  // Two accumulator stages where they leave room for the scales: the
-  // pair's 256 columns per stage do not (CUTLASS's 256 x 256 kernel keeps
-  // one too).
+  // Two accumulator stages where they leave room for the scales. The
+  // pair's 256 columns per stage do not: like CUTLASS's 2-SM kernel
+  // (cutlass_72a.sm_100a.ptx, the MMA's accumulator at column 0 or 128 by
+  // the tile's parity), its tiles alternate between columns 0 and 128 and
+  // the epilogue drains the overlapped half first; two scale slots follow
+  // at 384 (CUTLASS keeps one set there).
   c.accStages = plan.persistent && !c.pair ? 2 : 1;
-  c.scaleColumnBase = c.accStages * plan.tileN;
-  auto columns = tgt::getTmemAllocColumns(c.scaleColumnBase +
-                                          plan.stages * c.scaleColumnsPerStage);
+  c.overlapAcc = c.pair;
+  c.scaleColumnBase =
+      c.accStages * plan.tileN + (c.overlapAcc ? kOverlapShift : 0);
+  c.scaleSlots = c.overlapAcc ? 2 : plan.stages;
+  if (c.scaleSlots > plan.stages)
+    return fail("the CTA pair needs at least 2 stages");
+  auto columns = tgt::getTmemAllocColumns(
+      c.scaleColumnBase + c.scaleSlots * c.scaleColumnsPerStage);
   if (!columns.ok())
     return fail(columns.message());
   c.allocColumns = *columns;
@@ -544,8 +565,29 @@ struct Tcgen05Kernel {
     ifThen(e.eq(e.laneId(), 0), [&] {
       Value stage = arith::RemUIOp::create(b, loc, kStep, e.c32(plan.stages));
       Value base = sharedAddress(e.stagePtr(stage));
+      Value slot = stage;
+      if (c.scaleSlots < plan.stages) {
+        // The slot's previous contents (ring step kStep - scaleSlots) are
+        // read by MMAs that completed once that step's stage commit fired:
+        // its "empty" phase (kStep - scaleSlots) / stages.
+        slot = arith::RemUIOp::create(b, loc, kStep, e.c32(c.scaleSlots));
+        Value reused = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge,
+                                             kStep, e.c32(c.scaleSlots));
+        ifThen(reused, [&] {
+          Value before =
+              arith::SubIOp::create(b, loc, kStep, e.c32(c.scaleSlots));
+          NVVM::MBarrierTryWaitParityOp::create(
+              b, loc,
+              e.emptyBarrier(
+                  arith::RemUIOp::create(b, loc, before, e.c32(plan.stages))),
+              e.andi(arith::DivUIOp::create(b, loc, before, e.c32(plan.stages)),
+                     1),
+              e.c32(0));
+          fence(NVVM::Tcgen05FenceKind::AFTER_THREAD_SYNC);
+        });
+      }
       Value scaleColumns = e.add(e.c32(c.scaleColumnBase),
-                                 e.mul(stage, e.c32(c.scaleColumnsPerStage)));
+                                 e.mul(slot, e.c32(c.scaleColumnsPerStage)));
       auto sfa = [&](int64_t step) {
         return tmemColumn(
             e.add(scaleColumns, e.c32(step * kScaleColumnsPerStep)));
@@ -595,6 +637,13 @@ struct Tcgen05Kernel {
   Value accAddress(Value a) {
     return tmemColumn(e.mul(a, e.c32(e.plan.tileN)));
   }
+  /// The accumulator of this CTA's tile `tile`: its stage's, or with
+  /// overlapping accumulators column kOverlapShift * (tile % 2).
+  Value accOfTile(Value tile) {
+    if (c.overlapAcc)
+      return tmemColumn(e.mul(e.andi(tile, 1), e.c32(kOverlapShift)));
+    return accAddress(accStageOf(tile));
+  }
   /// The accumulator stage of this CTA's tile `tile` and the parity of its
   /// use: stage tile % accStages, round tile / accStages.
   Value accStageOf(Value tile) {
@@ -626,7 +675,7 @@ struct Tcgen05Kernel {
         b, loc, accEmpty(a),
         arith::XOrIOp::create(b, loc, parity, e.c32(1)), e.c32(0));
     fence(NVVM::Tcgen05FenceKind::AFTER_THREAD_SYNC);
-    emitMainloop(e.mul(tile, e.c32(plan.kSteps())), accAddress(a));
+    emitMainloop(e.mul(tile, e.c32(plan.kSteps())), accOfTile(tile));
     ifThen(e.eq(e.laneId(), 0), [&] { commit(accFull(a)); });
   }
 
@@ -649,6 +698,13 @@ struct Tcgen05Kernel {
   /// Stores the tile the epilogue helpers address (GemmPipelineEmitter::
   /// setTile) from the accumulator at TMEM address `acc`.
   void emitEpilogueTile(Value acc, Value scale) {
+    emitEpilogueColumns(acc, scale, e.c32(0), e.plan.tileN);
+  }
+
+  /// Stores columns colBase .. colBase + columns - 1 (a multiple of 32) of
+  /// the tile from the accumulator at TMEM address `acc`.
+  void emitEpilogueColumns(Value acc, Value scale, Value colBase,
+                           int64_t columns) {
     const GemmPlan &plan = e.plan;
     // Lane l of warp w reads TMEM lane 32w + l: accumulator row 32w + l.
     Value row = e.add(e.mul(e.warpId(), e.c32(32)), e.laneId());
@@ -666,12 +722,13 @@ struct Tcgen05Kernel {
       b.setInsertionPointToStart(ifOp.elseBlock());
       otherwise();
     };
-    for (int64_t col0 = 0; col0 < plan.tileN; col0 += kLoadColumns) {
+    for (int64_t chunk = 0; chunk < columns; chunk += kLoadColumns) {
+      Value col0 = e.add(colBase, e.c32(chunk));
       // Columns of this chunk inside the matrix (the same for the whole
       // CTA): a whole chunk is one vector store per row; at the right edge
       // a loop reads and stores column by column.
-      Value left = arith::SubIOp::create(
-          b, loc, e.c32(plan.n), e.add(e.tileRowB(), e.c32(col0)));
+      Value left = arith::SubIOp::create(b, loc, e.c32(plan.n),
+                                         e.add(e.tileRowB(), col0));
       Value whole = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge,
                                           left, e.c32(kLoadColumns));
       if (plan.quantizeOutput) {
@@ -682,8 +739,8 @@ struct Tcgen05Kernel {
         // One x16 load per block keeps fewer accumulators live.
         auto quantizeBlocks = [&](int64_t columns) {
           for (int64_t run = 0; run < columns / 16; ++run) {
-            int64_t col = col0 + 16 * run;
-            Value words = loadColumns(laneBase, e.c32(col), 16);
+            Value col = e.add(col0, e.c32(16 * run));
+            Value words = loadColumns(laneBase, col, 16);
             ifThen(
                 rowInside,
                 [&] {
@@ -692,8 +749,7 @@ struct Tcgen05Kernel {
                     values.push_back(arith::BitcastOp::create(
                         b, loc, b.getF32Type(),
                         vector::ExtractOp::create(b, loc, words, j)));
-                  e.storeQuantizedRun(row, e.c32(col), values, scale,
-                                      *tensorScale);
+                  e.storeQuantizedRun(row, col, values, scale, *tensorScale);
                 },
                 [] {});
           }
@@ -708,10 +764,9 @@ struct Tcgen05Kernel {
       ifThen(
           whole,
           [&] {
-            Value words = loadColumns(laneBase, e.c32(col0), kLoadColumns);
+            Value words = loadColumns(laneBase, col0, kLoadColumns);
             ifThen(
-                rowInside,
-                [&] { e.storeOutputRow(row, e.c32(col0), words, scale); },
+                rowInside, [&] { e.storeOutputRow(row, col0, words, scale); },
                 [] {});
           },
           [&] {
@@ -722,7 +777,7 @@ struct Tcgen05Kernel {
             auto loop = scf::ForOp::create(b, loc, e.c32(0), count, e.c32(1));
             OpBuilder::InsertionGuard guard(b);
             b.setInsertionPointToStart(loop.getBody());
-            Value col = e.add(e.c32(col0), loop.getInductionVar());
+            Value col = e.add(col0, loop.getInductionVar());
             Value word = loadColumns(laneBase, col, 1);
             e.storeOutput(row, col,
                           arith::BitcastOp::create(b, loc, b.getF32Type(), word),
@@ -757,7 +812,19 @@ struct Tcgen05Kernel {
       NVVM::MBarrierTryWaitParityOp::create(b, loc, accFull(a),
                                             accParityOf(tile), e.c32(0));
       fence(NVVM::Tcgen05FenceKind::AFTER_THREAD_SYNC);
-      emitEpilogueTile(accAddress(a), scale);
+      Value acc = accOfTile(tile);
+      Value laterHalf;
+      if (c.overlapAcc) {
+        // The half the next tile overlaps first: columns 128.. of a tile
+        // at column 0, columns 0.. of a tile at column 128.
+        Value odd = e.andi(tile, 1);
+        laterHalf = e.mul(odd, e.c32(kOverlapShift));
+        Value firstHalf =
+            arith::XOrIOp::create(b, loc, laterHalf, e.c32(kOverlapShift));
+        emitEpilogueColumns(acc, scale, firstHalf, kOverlapShift);
+      } else {
+        emitEpilogueTile(acc, scale);
+      }
       fence(NVVM::Tcgen05FenceKind::BEFORE_THREAD_SYNC);
       if (c.pair) {
         // The leader's MMAs write both CTAs' accumulators: one lane per
@@ -770,6 +837,10 @@ struct Tcgen05Kernel {
           NVVM::MBarrierArriveOp::create(
               b, loc, Type(), e.peerBarrier(accEmpty(a), e.c32(0)), Value());
         });
+        // The other half while the next tile's MMAs run.
+        if (c.overlapAcc)
+          emitEpilogueColumns(acc, scale, laterHalf,
+                              plan.tileN - kOverlapShift);
       } else {
         NVVM::MBarrierArriveOp::create(b, loc, Type(), accEmpty(a), Value());
       }
@@ -847,21 +918,20 @@ kernels::chooseTcgen05Schedule(const ::nvfp4::target::ChipInfo &chip,
   // where it needs fewer waves than the 128 x 128 tiles by more than its
   // exposed epilogue: bench/gemm_model.py puts every K step of both at the
   // same feed-bound time (the pair's SM moves the same bytes for twice the
-  // FLOPs), the pair's epilogue (128 x 256 accumulators per CTA, one TMEM
-  // stage, not overlapped) at about 4 K steps per wave and the persistent
-  // 1-CTA kernel's at about 2 once. So the pair wins when
-  //   waves(pair CTAs) * (K steps + 4) < waves(128 x 128 tiles) * K steps + 2,
-  // which agrees with the model's choice on 1524 of 1536 shapes of both
-  // chips (M 128..16384, N 256..14336, K 256..8192; `gemm_model.py
-  // --check-rule`); the other 12 (K = 1024, many waves) take the pair where
-  // the model has it up to 4.7% slower.
+  // FLOPs) and the pair's epilogue (128 x 256 accumulators per CTA, half
+  // of it under the next tile's MMAs with the overlapping accumulators) at
+  // about 2 K steps per wave. So the pair wins when
+  //   waves(pair CTAs) * (K steps + 2) < waves(128 x 128 tiles) * K steps,
+  // which is the model's choice on all 1536 shapes of its grid (both
+  // chips, M 128..16384, N 256..14336, K 256..8192; `gemm_model.py
+  // --check-rule`).
   if (chip.multiprocessors) {
     int64_t sms = chip.multiprocessors;
     int64_t pairCTAs = 2 * batch * llvm::divideCeil(lhs.getRows(), 256) *
                        llvm::divideCeil(rhs.getRows(), 256);
     int64_t kSteps = lhs.getCols() / kGemmTileK;
-    if (llvm::divideCeil(pairCTAs, sms) * (kSteps + 4) <
-        llvm::divideCeil(tiles, sms) * kSteps + 2) {
+    if (llvm::divideCeil(pairCTAs, sms) * (kSteps + 2) <
+        llvm::divideCeil(tiles, sms) * kSteps) {
       GemmSchedule pair = base;
       pair.tileM = 128;
       pair.tileN = 256;
