@@ -126,8 +126,9 @@ constexpr int64_t kScaleColumnsPerStep = 4;
 constexpr int64_t kScaleColumnsPerStage = 2 * kMmaSteps * kScaleColumnsPerStep;
 /// cta_group::2: stages of the pair's ring. A stage is 16 KiB of A codes,
 /// 16 KiB of half of B's codes and 2 + 4 KiB of scale atoms; 5 of them
-/// (190 KiB) fit in shared memory and, at 48 scale columns each, beside the
-/// 256 accumulator columns in Tensor Memory (496 of 512).
+/// (190 KiB) fit in shared memory (6 do not). Tensor Memory holds the
+/// overlapping accumulators (384 columns) and 2 scale slots of 48, not one
+/// per stage (480 of 512).
 constexpr int64_t kPairStages = 5;
 /// The pair's second accumulator position (overlapAcc): 128 columns in.
 constexpr int64_t kOverlapShift = 128;
