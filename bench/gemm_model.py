@@ -47,9 +47,15 @@ K_STEP = 256              # codes per pipeline stage (kGemmTileK)
 
 class Schedule:
     def __init__(self, name, tile_m, tile_n, cta_group=1, mma_k=64,
-                 persistent=False):
+                 persistent=False, acc_stages=2):
         self.name, self.tile_m, self.tile_n = name, tile_m, tile_n
         self.cta_group, self.mma_k, self.persistent = cta_group, mma_k, persistent
+        # TMEM accumulator stages of a persistent schedule: 2 overlap tile
+        # i's epilogue with tile i + 1's mainloop; with 1 the MMAs of the
+        # next tile wait for the epilogue (the producer still runs ahead);
+        # "half" (the pair's overlapping accumulators, tile i + 1 starting
+        # 128 columns into tile i's 256) waits for half of it.
+        self.acc_stages = acc_stages
 
     def ok(self, chip, k):
         if self.mma_k == 96:
@@ -66,6 +72,11 @@ SCHEDULES = [
              cta_group=2, persistent=True),
     Schedule("256x256 cta_group::2 persistent K=96", 256, 256, cta_group=2,
              mma_k=96, persistent=True),
+    # Ours (Tcgen05Matmul.cpp): 256 columns of accumulator per CTA leave
+    # no room for a second stage; the accumulators of consecutive tiles
+    # overlap by half (columns 0 / 128, as CUTLASS's 72a PTX does).
+    Schedule("128x256x256_s5_p8_c2_cg2 (ours: pair, overlapping accumulators)",
+             256, 256, cta_group=2, persistent=True, acc_stages="half"),
 ]
 
 
@@ -91,10 +102,14 @@ def estimate(chip, s, m, n, k, out_bytes=2):
     tiles = math.ceil(m / s.tile_m) * math.ceil(n / s.tile_n)
     ctas = tiles * s.cta_group
     waves = math.ceil(ctas / chip["sms"])
-    if s.persistent:
+    if s.persistent and s.acc_stages == 2:
         # Two TMEM accumulator stages: tile i's epilogue runs under tile
         # i + 1's mainloop; the shorter of the two is exposed once.
         t = waves * max(t_main, t_epi) + min(t_main, t_epi)
+    elif s.persistent and s.acc_stages == "half":
+        # The first half of the epilogue holds the next tile's MMAs, the
+        # second runs under them.
+        t = waves * (max(t_main, t_epi / 2) + t_epi / 2) + t_epi / 2
     else:
         t = waves * (t_main + t_epi)
     hbm = (m * k + n * k) / 2 * (1 + 1 / 16) + m * n * out_bytes
@@ -105,6 +120,41 @@ def estimate(chip, s, m, n, k, out_bytes=2):
                 frac=2 * m * n * k / t / chip["peak"], waves=waves,
                 t_mma=t_mma, t_smem=t_smem, t_tma=t_tma, t_epi=t_epi,
                 t_main=t_main)
+
+
+def pair_rule(chip, m, n, k, batch=1):
+    """chooseTcgen05Schedule's test for the CTA pair (Tcgen05Matmul.cpp)."""
+    sms = chip["sms"]
+    tiles = batch * math.ceil(m / 128) * math.ceil(n / 128)
+    pair_ctas = 2 * batch * math.ceil(m / 256) * math.ceil(n / 256)
+    steps = k // K_STEP
+    return math.ceil(pair_ctas / sms) * (steps + 2) < \
+        math.ceil(tiles / sms) * steps
+
+
+def check_rule():
+    """Compares pair_rule with the model's own choice between the pair as
+    built and the best 1-CTA schedule over a grid of shapes."""
+    pair = next(s for s in SCHEDULES
+                if s.cta_group == 2 and s.acc_stages == "half")
+    agree = close = total = 0
+    for chip in CHIPS.values():
+        for m in [128, 256, 384, 512, 768, 1024, 1536, 2048, 3072, 4096,
+                  8192, 16384]:
+            for n in [256, 512, 1024, 2048, 4096, 4352, 8192, 14336]:
+                for k in [256, 512, 1024, 1536, 2048, 3072, 4096, 8192]:
+                    one = max(estimate(chip, s, m, n, k)["tflops"]
+                              for s in SCHEDULES
+                              if s.cta_group == 1 and s.tile_n == 128 and
+                              s.ok(chip, k))
+                    two = estimate(chip, pair, m, n, k)["tflops"]
+                    total += 1
+                    if (two > one) == pair_rule(chip, m, n, k):
+                        agree += 1
+                    elif abs(two - one) <= 0.01 * max(one, two):
+                        close += 1
+    print(f"the CTA-pair rule agrees with the model on {agree} of {total} "
+          f"shapes; {close} of the others are within 1%")
 
 
 def main():
@@ -120,7 +170,13 @@ def main():
     ap.add_argument("--mma-reads-free", action="store_true",
                     help="the MMAs read shared memory without taking "
                          "bandwidth from the TMA")
+    ap.add_argument("--check-rule", action="store_true",
+                    help="compare the compiler's CTA-pair rule with the "
+                         "model over a grid of shapes")
     args = ap.parse_args()
+    if args.check_rule:
+        check_rule()
+        return
     SMEM_BYTES_PER_CLK = args.smem_bytes_per_clk
     MMA_READS_FREE = args.mma_reads_free
     shapes = [tuple(int(x) for x in sh.split("x")) for sh in args.shape] \

@@ -100,6 +100,27 @@ TEST(InstrDesc, Nvfp4M256N256CtaPair) {
             (1u << 7) | (1u << 10) | (16u >> 3) << 17 | (128u >> 7) << 27);
 }
 
+// The CTA pair's descriptor is CUTLASS's 2-SM one: cutlass_72a.sm_100a.ptx
+// (../shared/reference/cutlass-ptx/, 256x256x256 on 2 CTAs) builds the
+// idesc of every MMA from two 16-bit halves, `or.b16 %rs42, %rs41, 4160`
+// (0x1040, line 1464) and `or.b16 %rs45, %rs44, 1152` (0x0480, line 1468),
+// where the ORed-in bits are the scale factor IDs taken from bits 30-31 of
+// the scale addresses (0 for 4X). Tcgen05Matmul.cpp's pair kernel uses
+// encodeNvfp4InstrDesc(Two, 256, 256) (tcgen05-gemm-pair.test checks the
+// PTX constant 272630912).
+TEST(InstrDesc, CtaPairMatchesCutlass72a) {
+  uint32_t Cutlass = (0x1040u << 16) | 0x0480u;
+  Expected<BlockScaledInstrDesc> Pair =
+      encodeNvfp4InstrDesc(CtaGroup::Two, 256, 256);
+  ASSERT_TRUE(Pair.ok()) << Pair.message();
+  EXPECT_EQ(Pair->Value, Cutlass);
+  EXPECT_EQ(Pair->Value, 272630912u);
+  EXPECT_EQ(Pair->MDim, 2u);  // M = 256 across the pair
+  EXPECT_EQ(Pair->NDim, 32u); // N = 256
+  EXPECT_EQ(Pair->ScaleFactorAId, 0u);
+  EXPECT_EQ(Pair->ScaleFactorBId, 0u);
+}
+
 // CUTLASS's InstrDescriptorBlockScaled (cute/arch/mma_sm100_desc.hpp) writes
 // M >> 4 into bits 24-28, the PTX table M >> 7 into bits 27-28 with 24-26
 // reserved: for the two legal M the bits coincide.

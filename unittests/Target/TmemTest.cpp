@@ -219,6 +219,29 @@ TEST(Tmem, ScaleCopyPlanSfa) {
 // SFB of N = 256 (two 128-row atoms per MMA step): step k reads 8 columns
 // at base + 8k; atom m of step k sits at column base + 8k + 4m, matching
 // "row r in column r / 32" of getScaleFactorTmemLocation.
+// The CTA pair's B scales (Tcgen05Matmul.cpp, N = 256): CUTLASS's 2-SM
+// kernel (cutlass_72a.sm_100a.ptx lines 1654-1675) issues 8
+// tcgen05.cp.cta_group::2.32x128b.warpx4 per K block to columns SFB + 4 i,
+// i = 0..7, and MMA j reads SFB + 8 j (lines 1715-1802: [%r164] = +400,
+// [%r183] = +408, [%r185] = +416, [%r187] = +424): atom (m, k) at column
+// 8 k + 4 m. The plan places it there; only the shared-memory order of the
+// atoms differs (CUTLASS [k][m] from its multicast box, ours [m][k], the
+// global 128x4 order), and tcgen05.cp takes each atom's address.
+TEST(Tmem, ScaleCopyPlanPairSfbMatchesCutlass72a) {
+  Expected<ScaleFactorCopyPlan> Plan = planScaleFactorCopy(256, 16, 0);
+  ASSERT_TRUE(Plan.ok()) << Plan.message();
+  ASSERT_EQ(Plan->AtomsM, 2u);
+  ASSERT_EQ(Plan->AtomsK, 4u);
+  for (uint32_t K = 0; K < 4; ++K)
+    for (uint32_t M = 0; M < 2; ++M) {
+      Expected<ScaleFactorCopy> Copy = getScaleFactorCopy(*Plan, M, K);
+      ASSERT_TRUE(Copy.ok());
+      uint32_t CutlassCopy = 2 * K + M; // its i-th copy of the K block
+      EXPECT_EQ(Copy->TmemColumnOffset, 4 * CutlassCopy);
+      EXPECT_EQ(Copy->TmemColumnOffset, K * Plan->ColumnsPerMmaStep + 4 * M);
+    }
+}
+
 TEST(Tmem, ScaleCopyPlanSfbN256) {
   Expected<ScaleFactorCopyPlan> Plan = planScaleFactorCopy(256, 16, 0);
   ASSERT_TRUE(Plan.ok()) << Plan.message();

@@ -159,6 +159,8 @@ std::string GemmSchedule::name() const {
     text += "_g" + std::to_string(gridLimit);
   if (clusterM > 1)
     text += "_c" + std::to_string(clusterM);
+  if (ctaGroup > 1)
+    text += "_cg" + std::to_string(ctaGroup);
   if (splitK > 1)
     text += "_k" + std::to_string(splitK);
   if (mmaK != 64)
@@ -221,8 +223,12 @@ FailureOr<GemmSchedule> kernels::parseGemmSchedule(StringRef text,
       return fail("persistent needs its raster group _pG");
     if (rest.consume_front("_g") && !number(rest, schedule.gridLimit))
       return fail("a grid limit is _gN with N > 0");
-    if (rest.consume_front("_c") && !number(rest, schedule.clusterM))
+    if (!rest.starts_with("_cg") && rest.consume_front("_c") &&
+        !number(rest, schedule.clusterM))
       return fail("a cluster is _cN with N > 0 CTAs");
+    if (rest.consume_front("_cg") &&
+        (!number(rest, schedule.ctaGroup) || schedule.ctaGroup != 2))
+      return fail("tcgen05's CTA pair is _cg2");
   }
   if (rest.consume_front("_k") && !number(rest, schedule.splitK))
     return fail("split-K is _kS with S > 0");
@@ -270,8 +276,12 @@ GemmPlan kernels::makeGemmPlan(const ::nvfp4::target::ChipInfo &chip,
     op.type = type;
     op.rows = rows;
     op.tileRows = tileRows;
+    op.codeTileRows = tileRows;
+    if (&op == &plan.b && schedule.ctaGroup > 1)
+      op.codeTileRows = tileRows / schedule.ctaGroup;
     op.codesOffset = offset;
-    offset += llvm::alignTo(tileRows * kCodesRowBytes, kSwizzleRepeatBytes);
+    offset +=
+        llvm::alignTo(op.codeTileRows * kCodesRowBytes, kSwizzleRepeatBytes);
   };
   place(plan.a, lhs, plan.m, plan.tileM);
   place(plan.b, rhs, plan.n, plan.tileN);
@@ -531,11 +541,18 @@ void GemmPipelineEmitter::initBarriers() {
   {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(ifFirst.thenBlock());
+    // With cta_group::2 the leader's "full" also counts the peer's
+    // forwarded arrival (emitPairForwarder).
+    Value fullCount = c32(plan.fullArrivals());
+    if (plan.ctaGroup > 1)
+      fullCount =
+          arith::SelectOp::create(b, loc, eq(clusterRank(), 0),
+                                  c32(plan.fullArrivals() + 1), fullCount);
     for (int64_t s = 0; s < plan.stages; ++s) {
       // One arrival per phase on "full" (the producer's expect_tx); every
       // consumer thread arrives on "empty".
-      NVVM::MBarrierInitOp::create(b, loc, fullBarrier(c32(s)),
-                                   c32(plan.fullArrivals()), Value());
+      NVVM::MBarrierInitOp::create(b, loc, fullBarrier(c32(s)), fullCount,
+                                   Value());
       NVVM::MBarrierInitOp::create(b, loc, emptyBarrier(c32(s)),
                                    c32(plan.emptyArrivals()), Value());
     }
@@ -655,15 +672,17 @@ GemmPipelineEmitter::tileCoords(Value linearTile) {
 //===----------------------------------------------------------------------===//
 
 Value GemmPipelineEmitter::validRows(const GemmOperand &op, Value tileRow0) {
-  // min(tileRows, rows - tileRow0), with tileRow0 < rows.
-  Value left = arith::SubIOp::create(b, loc, c32(op.rows), tileRow0);
+  // min(tileRows, max(rows - tileRow0, 0)): the second CTA of a last
+  // cluster may start past the edge.
+  Value left = arith::MaxSIOp::create(
+      b, loc, arith::SubIOp::create(b, loc, c32(op.rows), tileRow0), c32(0));
   return arith::MinUIOp::create(b, loc, left, c32(op.tileRows));
 }
 
 int64_t GemmPipelineEmitter::txBytes(const GemmOperand &op) {
   // A tensor copy delivers its whole box, rows past the edge as zeros, so
   // the count does not depend on the tile's position.
-  int64_t codes = op.tileRows * kCodesRowBytes;
+  int64_t codes = op.codeTileRows * kCodesRowBytes;
   if (op.type.getLayout() == ScaleLayout::Swizzled128x4)
     return codes + op.scaleTileBytes;
   if (plan.scalesByTensorMap(op))
@@ -716,14 +735,26 @@ void GemmPipelineEmitter::copyOperand(const GemmOperand &op, Value codes,
     copy(scales, op.scalesOffset,
          {mul(kStep, c32(kScaleBytesPerRow)), scaleRow0, batch});
   }
-  if (op.type.getLayout() == ScaleLayout::Swizzled128x4) {
+  if (op.type.getLayout() == ScaleLayout::Swizzled128x4)
+    copyScaleAtoms(op, scales, batch, tileRow0, kStep, stageBase, barrier);
+}
+
+void GemmPipelineEmitter::copyScaleAtoms(const GemmOperand &op, Value scales,
+                                         Value batch, Value tileRow0,
+                                         Value kStep, Value stageBase,
+                                         Value barrier) {
+  {
     // The tile's rows are whole 128-row atoms and a K step is 4 atoms of
     // 4 column blocks: tileRows / 128 contiguous runs of 2 KiB (the
-    // layout pads rows to 128, so no copy reads past the buffer).
+    // layout pads rows to 128). An atom row past the matrix (the second
+    // CTA of a last cluster, the second half of a 256-row tile) reads the
+    // last one instead, so no copy reads past the buffer; its scales feed
+    // only outputs the epilogue does not store.
     int64_t paddedRows = llvm::alignTo(op.rows, 128);
     int64_t atomsPerRow = llvm::alignTo(plan.k / 16, 4) / 4;
     for (int64_t a = 0; a < op.tileRows / 128; ++a) {
-      Value atomRow = add(lshr(tileRow0, 7), c32(a));
+      Value atomRow = arith::MinUIOp::create(
+          b, loc, add(lshr(tileRow0, 7), c32(a)), c32(paddedRows / 128 - 1));
       Value rowInBatch = add(mul(batch, c32(paddedRows / 128)), atomRow);
       Value src = LLVM::GEPOp::create(
           b, loc, scales.getType(), b.getI8Type(), scales,
@@ -844,6 +875,139 @@ void GemmPipelineEmitter::emitPersistentProducer() {
   }
   if (plan.fullArrivals() == 2)
     relayScales(stage, kStep, tile.batch, tile.rowA, tile.rowB);
+}
+
+//===----------------------------------------------------------------------===//
+// tcgen05 cta_group::2: the producer of a CTA pair
+//===----------------------------------------------------------------------===//
+
+Value GemmPipelineEmitter::leaderBarrier(Value barrier) {
+  // mapa gives the leader's copy in the cluster's shared window; the
+  // cta_group::2 copy reads its mbarrier operand as such an address.
+  // (CUTLASS clears the peer bit, bit 24, of the CTA's own address instead:
+  // `and.b32 ..., -16777224` in cutlass_72a.sm_100a.ptx, the same value for
+  // a pair at ranks 0 and 1.)
+  Value cluster = peerBarrier(barrier, c32(0));
+  Value bits = LLVM::PtrToIntOp::create(b, loc, b.getI32Type(), cluster);
+  return LLVM::IntToPtrOp::create(
+      b, loc, LLVM::LLVMPointerType::get(b.getContext(), kShared), bits);
+}
+
+void GemmPipelineEmitter::tensorCopyToLeader(Value map, Value destination,
+                                             ValueRange coordinates,
+                                             Value leaderFull) {
+  NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
+      b, loc, clusterPtr(b, loc, destination), map, coordinates, leaderFull,
+      ValueRange(), Value(), Value(), NVVM::TMALoadMode::TILE, false,
+      NVVM::CTAGroupKindAttr::get(b.getContext(), NVVM::CTAGroupKind::CTA_2),
+      Value());
+}
+
+void GemmPipelineEmitter::issuePairStepCopies(Value stage, Value kStep,
+                                              Value batch, Value tileRowA,
+                                              Value tileRowB) {
+  Value rank = clusterRank();
+  Value isLeader = eq(rank, 0);
+  Value full = fullBarrier(stage);
+  Value stageBase = stagePtr(stage);
+  // The leader's "full" expects the code bytes of both CTAs (their
+  // cta_group::2 copies complete there); each CTA's own "full" expects its
+  // scale atoms copied by TMA. The peer's copies may land on the leader's
+  // barrier before the leader announces them: the transaction count may go
+  // negative, and the phase cannot complete while the leader's arrival is
+  // pending.
+  int64_t pairCodes =
+      2 * (plan.a.codeTileRows + plan.b.codeTileRows) * kCodesRowBytes;
+  int64_t ownScales = 0;
+  for (const GemmOperand *op : {&plan.a, &plan.b})
+    if (op->type.getLayout() == ScaleLayout::Swizzled128x4)
+      ownScales += op->scaleTileBytes;
+  Value tx = arith::SelectOp::create(
+      b, loc, isLeader, c32(pairCodes + ownScales), c32(ownScales));
+  NVVM::MBarrierArriveExpectTxOp::create(
+      b, loc, Type(), full, tx, NVVM::MemScopeKind::CTA, false, Value());
+  Value leaderFull = leaderBarrier(full);
+  Value kBytes = mul(kStep, c32(kCodesRowBytes));
+  // Codes: A's tile rows of this CTA, and its half of B's rows.
+  tensorCopyToLeader(codesA, offsetPtr(stageBase, plan.a.codesOffset),
+                     {kBytes, tileRowA, batch}, leaderFull);
+  tensorCopyToLeader(
+      codesB, offsetPtr(stageBase, plan.b.codesOffset),
+      {kBytes, add(tileRowB, mul(rank, c32(plan.b.codeTileRows))), batch},
+      leaderFull);
+  // Scales by TMA: A's own atoms; B's atom row `rank` (rows rowB + 128
+  // rank ..) multicast to both CTAs, so each holds all of B's scale rows
+  // (CUTLASS multicasts its B scales within the pair the same way, mask
+  // 3 << (rank & 6) in cutlass_72a.sm_100a.ptx).
+  if (plan.a.type.getLayout() == ScaleLayout::Swizzled128x4)
+    copyScaleAtoms(plan.a, scalesA, batch, tileRowA, kStep, stageBase, full);
+  if (plan.b.type.getLayout() == ScaleLayout::Swizzled128x4) {
+    int64_t paddedRows = llvm::alignTo(plan.b.rows, 128);
+    int64_t atomsPerRow = llvm::alignTo(plan.k / 16, 4) / 4;
+    // An atom row past the matrix reads the last one (its scales feed only
+    // columns the epilogue does not store).
+    Value atomRow = arith::MinUIOp::create(b, loc, add(lshr(tileRowB, 7), rank),
+                                           c32(paddedRows / 128 - 1));
+    Value rowInBatch = add(mul(batch, c32(paddedRows / 128)), atomRow);
+    Value src = LLVM::GEPOp::create(
+        b, loc, scalesB.getType(), b.getI8Type(), scalesB,
+        ValueRange{offset64(b, loc, rowInBatch, atomsPerRow * 512,
+                            mul(kStep, c32(4 * 512)))});
+    Value mask = arith::ConstantIntOp::create(b, loc, b.getI16Type(), 3);
+    NVVM::CpAsyncBulkGlobalToSharedClusterOp::create(
+        b, loc,
+        clusterPtr(b, loc,
+                   offsetPtr(stageBase, add(c32(plan.b.scalesOffset),
+                                            mul(rank, c32(4 * 512))))),
+        src, full, c32(4 * 512), mask, Value());
+  }
+}
+
+void GemmPipelineEmitter::emitPairProducer() {
+  auto ifLane0 = scf::IfOp::create(b, loc, eq(lane, 0), false);
+  {
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPointToStart(ifLane0.thenBlock());
+    acquireTensorMaps();
+  }
+  Value steps = mul(tilesOfThisCTA(), c32(plan.kSteps()));
+  auto loop = scf::ForOp::create(b, loc, c32(0), steps, c32(1));
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(loop.getBody());
+  Value step = loop.getInductionVar();
+  Value kStep = arith::RemUIOp::create(b, loc, step, c32(plan.kSteps()));
+  TileCoords tile = tileCoords(
+      linearTileOf(arith::DivUIOp::create(b, loc, step, c32(plan.kSteps()))));
+  Value stage = stageOf(*this, step);
+  NVVM::MBarrierTryWaitParityOp::create(
+      b, loc, emptyBarrier(stage),
+      arith::XOrIOp::create(b, loc, parityOf(*this, step), c32(1)), c32(0));
+  auto ifLane0Copies = scf::IfOp::create(b, loc, eq(lane, 0), false);
+  {
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPointToStart(ifLane0Copies.thenBlock());
+    issuePairStepCopies(stage, kStep, tile.batch, tile.rowA, tile.rowB);
+  }
+  // Linear scales: A's rows of this CTA, all of B's (tileRows = the pair's
+  // B tile); the arrival goes to this CTA's "full".
+  relayScales(stage, kStep, tile.batch, tile.rowA, tile.rowB);
+}
+
+void GemmPipelineEmitter::emitPairForwarder() {
+  Value steps = mul(tilesOfThisCTA(), c32(plan.kSteps()));
+  auto loop = scf::ForOp::create(b, loc, c32(0), steps, c32(1));
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(loop.getBody());
+  Value step = loop.getInductionVar();
+  waitFull(step);
+  auto ifLane0 = scf::IfOp::create(b, loc, eq(lane, 0), false);
+  OpBuilder::InsertionGuard g(b);
+  b.setInsertionPointToStart(ifLane0.thenBlock());
+  // .release.cluster: the leader's tcgen05.cp reads what this CTA's
+  // producer lanes stored (re-laid scales) and what its TMA wrote.
+  NVVM::MBarrierArriveOp::create(
+      b, loc, Type(), peerBarrier(fullBarrier(stageOf(*this, step)), c32(0)),
+      Value(), NVVM::MemScopeKind::CLUSTER);
 }
 
 void GemmPipelineEmitter::stageScalesAsAtoms(const GemmOperand &op,

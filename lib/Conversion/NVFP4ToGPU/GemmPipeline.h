@@ -100,6 +100,9 @@ struct GemmOperand {
   BlockScaledTensorType type;
   int64_t rows;      ///< M for A, N for B (per batch element)
   int64_t tileRows;  ///< rows of the operand per CTA tile
+  /// Rows of codes a stage holds: tileRows, or half of B's with
+  /// cta_group::2 (the CTA pair splits B).
+  int64_t codeTileRows = 0;
   int64_t codesOffset, scalesOffset; ///< byte offsets inside a stage
   int64_t scaleTileBytes;            ///< scale bytes per stage
 
@@ -187,6 +190,14 @@ struct GemmSchedule {
   /// drops the flag for scaled_matmul_quantize, whose kernel name then has
   /// no "_ts".
   bool tmaStore = false;
+  /// tcgen05's cta_group ("_cg2" = 2; needs clusterM == 2 and persistent):
+  /// the two CTAs of a cluster compute one (2 tileM) x tileN MMA tile with
+  /// tcgen05.mma.cta_group::2, issued by the even CTA (the leader). Each
+  /// CTA holds its tileM rows of A and half of B's tileN rows; the MMA
+  /// reads B from both CTAs' shared memory and writes each CTA's rows to
+  /// its own Tensor Memory (Tcgen05Matmul.cpp, docs/Blackwell.md section
+  /// 9).
+  int64_t ctaGroup = 1;
 
   /// The route: the operands are decoded into F16 scratch by their own
   /// kernels before the GEMM (decodedStages > 0, decoderWarpgroups == 0).
@@ -197,8 +208,8 @@ struct GemmSchedule {
   /// "128x256x256_s2_d2w1_p8": tile, FP4 stages, decoded stages and decoder
   /// warpgroups (when decodedStages > 0), persistent with its raster group
   /// (when persistent) and "_gN" with a grid limit, "_kS" with split-K,
-  /// "_mk96" with the K = 96 MMA (CUTLASS calls it "ultra"), "_ts" with the
-  /// TMA-store epilogue.
+  /// "_mk96" with the K = 96 MMA (CUTLASS calls it "ultra"), "_cg2" with
+  /// tcgen05 cta_group::2 (after "_c2"), "_ts" with the TMA-store epilogue.
   /// parseGemmSchedule reads it back.
   std::string name() const;
 };
@@ -413,6 +424,29 @@ public:
   /// i + 1 start while tile i's MMAs run. The ring step is tile * kSteps +
   /// kStep; a consumer counts the same way.
   void emitPersistentProducer();
+  // --- tcgen05 cta_group::2 (GemmSchedule::ctaGroup == 2) -------------------
+  /// The pair's leader (rank 0 of the cluster of 2): its copy of the shared
+  /// barrier `barrier` (mapa), as the shared::cluster address the
+  /// cta_group::2 tensor copy takes in its mbarrier operand.
+  Value leaderBarrier(Value barrier);
+  /// A tensor copy into this CTA's `destination` that completes on the
+  /// leader's barrier (`cp.async.bulk.tensor...cta_group::2`): the leader's
+  /// "full" barrier then tracks the code bytes of both CTAs, and its MMA
+  /// thread waits on it alone.
+  void tensorCopyToLeader(Value map, Value destination, ValueRange coordinates,
+                          Value leaderFull);
+  /// The producer warp of each CTA of a pair (persistent): per ring step it
+  /// waits on its own "empty" (the leader's multicast tcgen05.commit
+  /// releases both), copies its A rows and its half of B's code rows with
+  /// cta_group::2 tensor copies completing on the leader's "full", and its
+  /// scales (all of B's rows: each CTA's MMA half reads every column's
+  /// scales from its own Tensor Memory) onto its own "full".
+  void emitPairProducer();
+  /// The peer CTA's (rank 1) otherwise idle MMA warp: per ring step it
+  /// waits until its own "full" saw its scales, then arrives on the
+  /// leader's "full" (.release.cluster): the leader's third arrival.
+  void emitPairForwarder();
+
   /// Makes the tensor maps written by the runtime visible to the TMA; once,
   /// by the thread that issues the copies, before the first one.
   void acquireTensorMaps();
@@ -546,6 +580,15 @@ private:
   /// "full" barrier. Every producer lane calls it.
   void relayScales(Value stage, Value kStep, Value batch, Value tileRowA,
                    Value tileRowB);
+  /// The bulk copies of a swizzled operand's 128x4 scale atoms of K step
+  /// `kStep` into the stage at `stageBase`, completing on `barrier`.
+  void copyScaleAtoms(const GemmOperand &op, Value scales, Value batch,
+                      Value tileRow0, Value kStep, Value stageBase,
+                      Value barrier);
+  /// cta_group::2: announces and issues this CTA's copies of K step
+  /// `kStep` (emitPairProducer).
+  void issuePairStepCopies(Value stage, Value kStep, Value batch,
+                           Value tileRowA, Value tileRowB);
   void stageScalesAsAtoms(const GemmOperand &op, Value scales, Value batch,
                           Value tileRow0, Value kStep, Value stageBase);
 
@@ -646,8 +689,9 @@ gpu::GPUFuncOp buildDecodeWgmmaGemmKernel(ModuleOp module,
 /// Builds the sm_100a/sm_103a kernel: the shared pipeline (codes in the
 /// 128-byte swizzle, scales as 128x4 atoms) feeding one MMA warp that
 /// moves the scales to Tensor Memory with tcgen05.cp and issues
-/// tcgen05.mma.cta_group::1.kind::mxf4nvf4.block_scale.block16, and four
-/// epilogue warps that read the accumulator with tcgen05.ld. Defined in
+/// tcgen05.mma.cta_group::1.kind::mxf4nvf4.block_scale.block16 (or, for
+/// the CTA pair, .cta_group::2 from the leader CTA), and four epilogue
+/// warps that read the accumulator with tcgen05.ld. Defined in
 /// Tcgen05Matmul.cpp.
 gpu::GPUFuncOp buildTcgen05GemmKernel(ModuleOp module, const GemmPlan &plan,
                                       TypeRange argTypes, StringRef name);
@@ -670,9 +714,11 @@ std::string skinnyGemmUnsupportedReason(const GemmPlan &plan);
 /// The most warps, at most `preferred`, that divide K's 128-element chunks
 /// evenly (the skinny kernel's split of K inside a CTA).
 int64_t skinnyGemmWarps(int64_t k, int64_t preferred);
-/// The sm_100a/sm_103a rule (docs/Blackwell.md section 8): `base` (the
-/// chip's tile), persistent when its tiles exceed the SMs, with the K = 96
-/// MMA and 6 stages where the chip has it and K is a multiple of 768.
+/// The sm_100a/sm_103a rule (docs/Blackwell.md sections 8 and 9): the CTA
+/// pair (cta_group::2) where it needs fewer waves than `base` (the chip's
+/// 128 x 128 tile) by more than its exposed epilogue; else `base`,
+/// persistent when its tiles exceed the SMs, with the K = 96 MMA and 6
+/// stages where the chip has it and K is a multiple of 768.
 /// Defined in Tcgen05Matmul.cpp.
 GemmSchedule chooseTcgen05Schedule(const ::nvfp4::target::ChipInfo &chip,
                                    BlockScaledTensorType lhs,

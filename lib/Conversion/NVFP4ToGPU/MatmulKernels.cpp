@@ -415,7 +415,9 @@ std::optional<GemmPlan> planGemm(const ::nvfp4::target::ChipInfo &chip,
     // cvt.f16x2.e4m3x2 (sm_89+): every chip with a tensor-core GEMM.
     if (plan.skinny())
       return skinnyGemmUnsupportedReason(plan);
-    if (plan.clusterM > 1 && (tcgen05 || mmaBlockScale))
+    if (plan.ctaGroup > 1 && !tcgen05)
+      return "cta_group::2 (_cg2) is a tcgen05 schedule (sm_100a, sm_103a)";
+    if (plan.clusterM > 1 && mmaBlockScale)
       return "clusters (_cN) are implemented for the sm_90a route only";
     if (tcgen05)
       return tcgen05GemmUnsupportedReason(plan);

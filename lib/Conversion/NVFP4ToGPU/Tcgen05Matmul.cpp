@@ -1,4 +1,5 @@
-//===- Tcgen05Matmul.cpp - NVFP4 GEMM on Blackwell tensor cores ------------===//
+//===- Tcgen05Matmul.cpp - NVFP4 GEMM on Blackwell tensor cores
+//------------===//
 //
 // Part of the nvfp4 project.
 //
@@ -73,10 +74,24 @@
 // (re-laid scales); they feed only accumulator rows/columns that the
 // bounds-checked epilogue does not store.
 //
-// cta_group::2 (a 256 x N tile over a CTA pair, B read once per pair) needs
-// a cluster launch, the peer's barriers (multicast commit) and the 2x2 SFB
-// data path docs/Blackwell.md section 5 lists as unmodelled; this file keeps
-// the group in one place (kCtaGroup) for that step.
+// The CTA pair (GemmSchedule::ctaGroup = 2, schedule _c2_cg2; docs/
+// Blackwell.md section 9) is CUTLASS's 2-SM kernel structure
+// (cutlass_72a.sm_100a.ptx): the two CTAs of a cluster compute one
+// 256 x 256 tile with tcgen05.mma.cta_group::2 (M = 256: data-path layout
+// A, each CTA's 128 rows in its own TMEM), issued by the leader (rank 0)
+// alone. Each CTA holds its A rows, half of B's code rows (the MMA reads B
+// from both CTAs' shared memory) and all 256 of B's scale rows (each CTA's
+// half of the MMA reads every column's scales from its own TMEM). Every
+// tcgen05 operation of the kernel is .cta_group::2 (ptxas rejects mixing):
+// alloc/relinquish/dealloc by warp 0 of both CTAs, tcgen05.cp and the MMAs
+// by the leader, commits multicast to the barriers of both CTAs (mask
+// 0b11). The codes' tensor copies complete on the leader's "full" barrier
+// (cp.async.bulk.tensor...cta_group::2); the scales land on each CTA's own
+// "full", and the peer's idle MMA warp forwards that phase to the leader
+// (GemmPipelineEmitter::emitPairForwarder). Consecutive tiles' 256-column
+// accumulators overlap by half (columns 0 / 128, as CUTLASS's): the
+// epilogue warps of both CTAs read the overlapped half, release it on the
+// leader's barrier, and read the other half under the next tile's MMAs.
 //
 //===----------------------------------------------------------------------===//
 
@@ -109,9 +124,19 @@ constexpr int64_t kMmaSteps = kGemmTileK / kMmaK;
 /// rows: ceil(128 / 32) (docs/Blackwell.md section 3).
 constexpr int64_t kScaleColumnsPerStep = 4;
 constexpr int64_t kScaleColumnsPerStage = 2 * kMmaSteps * kScaleColumnsPerStep;
+/// cta_group::2: stages of the pair's ring. A stage is 16 KiB of A codes,
+/// 16 KiB of half of B's codes and 2 + 4 KiB of scale atoms; 5 of them
+/// (190 KiB) fit in shared memory (6 do not). Tensor Memory holds the
+/// overlapping accumulators (384 columns) and 2 scale slots of 48, not one
+/// per stage (480 of 512).
+constexpr int64_t kPairStages = 5;
+/// The pair's second accumulator position (overlapAcc): 128 columns in.
+constexpr int64_t kOverlapShift = 128;
+/// cta_group::2: the CTA pair's multicast mask (ranks 0 and 1), for the
+/// commits that release both CTAs' barriers.
+constexpr int64_t kPairMask = 0b11;
 /// Accumulator columns per tcgen05.ld.32x32b.x32.
 constexpr int64_t kLoadColumns = 32;
-constexpr tgt::CtaGroup kCtaGroup = tgt::CtaGroup::One;
 
 /// The constants of one kernel, all from the Tcgen05Encoding encoders.
 struct Tcgen05Constants {
@@ -122,8 +147,25 @@ struct Tcgen05Constants {
   uint64_t codesDescK96 = 0;
   /// Descriptors with start address 0: OR in encode(address).
   uint64_t codesDesc = 0, scalesDesc = 0;
-  /// tcgen05.cp source offsets of the 4 atoms of a K step.
-  int64_t atomStrideK = 0;
+  /// tcgen05.cp source offsets of the 4 atoms of a K step, and between
+  /// B's 128-row atoms (cta_group::2: B's scales cover the pair's 256
+  /// rows, 2 atoms and 8 TMEM columns per MMA step).
+  int64_t atomStrideK = 0, atomStrideMB = 0;
+  int64_t atomsMB = 1;
+  /// TMEM columns per MMA step for B's scales and per stage for both.
+  int64_t sfbColumnsPerStep = kScaleColumnsPerStep;
+  int64_t scaleColumnsPerStage = kScaleColumnsPerStage;
+  /// cta_group::2 (GemmSchedule::ctaGroup): the leader (rank 0) issues the
+  /// MMAs for both CTAs of the pair.
+  bool pair = false;
+  /// The pair's overlapping accumulators: tile i accumulates at column
+  /// kOverlapShift * (i % 2), so tile i + 1 overlaps only half of tile i's
+  /// 256 columns, the half its epilogue drains (and releases) first.
+  bool overlapAcc = false;
+  /// TMEM scale-column slots: one per ring stage, or (overlapping
+  /// accumulators) 2, slot = ring step % 2, rewritten once the MMAs of the
+  /// step two before completed (its stage's "empty" phase).
+  int64_t scaleSlots = 0;
   uint32_t allocColumns = 0;
   /// Accumulator stages in TMEM: 2 for persistent plans (the epilogue of
   /// tile i reads one while the MMAs of tile i + 1 fill the other), else 1.
@@ -147,13 +189,34 @@ tgt::Expected<Tcgen05Constants> planConstants(const GemmPlan &plan) {
     return fail("split-K is not implemented for the tcgen05 kernel yet");
   if (plan.persistent && plan.kSteps() == 0)
     return fail("the persistent tcgen05 kernel needs K >= 256");
-  // One 128x4 atom of B scales per MMA step (4 TMEM columns): B tiles of
-  // 128 rows.
-  if (plan.tileM != 128 || plan.tileN != 128 ||
-      plan.consumerWarps != kEpilogueWarps + 1)
-    return fail("the tcgen05 kernel needs a 128 x 128 tile and 6 warps");
   Tcgen05Constants c;
-  auto idesc = tgt::encodeNvfp4InstrDesc(kCtaGroup, plan.tileM, plan.tileN);
+  c.pair = plan.ctaGroup == 2;
+  if (plan.consumerWarps != kEpilogueWarps + 1)
+    return fail("the tcgen05 kernel needs 6 warps");
+  if (c.pair) {
+    // The pair's MMA is M = 256 (each CTA's 128 rows) x N = 256; each CTA
+    // holds half of B's rows and all of B's scale rows.
+    if (plan.clusterM != 2 || !plan.persistent)
+      return fail("cta_group::2 (_cg2) needs a persistent cluster of 2 CTAs "
+                  "(_pG_c2_cg2)");
+    if (plan.tileM != 128 || plan.tileN != 256)
+      return fail("the CTA pair computes 256 x 256 tiles (128x256 per CTA)");
+    if (plan.mmaK != kMmaK)
+      return fail("the K = 96 MMA is not built for the CTA pair (_cg2)");
+    if (plan.gridLimit == 1)
+      return fail("a CTA pair needs a grid limit of at least 2");
+  } else {
+    if (plan.clusterM != 1)
+      return fail("clusters on sm_100a/sm_103a are the CTA pair (_c2_cg2)");
+    // One 128x4 atom of B scales per MMA step (4 TMEM columns): B tiles of
+    // 128 rows.
+    if (plan.tileM != 128 || plan.tileN != 128)
+      return fail("the tcgen05 kernel needs a 128 x 128 tile (or the CTA "
+                  "pair's 128 x 256 per CTA, _c2_cg2)");
+  }
+  tgt::CtaGroup group = c.pair ? tgt::CtaGroup::Two : tgt::CtaGroup::One;
+  auto idesc =
+      tgt::encodeNvfp4InstrDesc(group, plan.tileM * plan.ctaGroup, plan.tileN);
   if (!idesc.ok())
     return fail(idesc.message());
   c.instrDesc = idesc->Value;
@@ -168,8 +231,8 @@ tgt::Expected<Tcgen05Constants> planConstants(const GemmPlan &plan) {
     if (plan.stages % 3 != 0)
       return fail("the K = 96 MMA needs a multiple of 3 stages");
     for (uint32_t id : {0u, 2u}) {
-      auto k96 = tgt::encodeNvfp4K96InstrDesc(kCtaGroup, plan.tileM,
-                                              plan.tileN, id);
+      auto k96 =
+          tgt::encodeNvfp4K96InstrDesc(group, plan.tileM, plan.tileN, id);
       if (!k96.ok())
         return fail(k96.message());
       c.instrDescK96[id / 2] = k96->Value;
@@ -211,11 +274,36 @@ tgt::Expected<Tcgen05Constants> planConstants(const GemmPlan &plan) {
     return fail(scalesDesc.message());
   c.scalesDesc = scalesDesc->Value;
   c.atomStrideK = copies->AtomStrideK;
+  // B's scale rows: the 128 x 128 tile's, or the pair's 256 (two atoms per
+  // MMA step, copied to columns +0 and +4 of its 8).
+  auto copiesB = tgt::planScaleFactorCopy(plan.tileN, kGemmTileK / 16, 0);
+  if (!copiesB.ok())
+    return fail(copiesB.message());
+  if (copiesB->AtomStrideK != copies->AtomStrideK ||
+      copiesB->FirstAtom.StrideDimByteOffset !=
+          copies->FirstAtom.StrideDimByteOffset)
+    return fail("unexpected tcgen05.cp plan for B's scale tile");
+  c.atomsMB = copiesB->AtomsM;
+  c.atomStrideMB = copiesB->AtomStrideM;
+  c.sfbColumnsPerStep = copiesB->ColumnsPerMmaStep;
+  c.scaleColumnsPerStage =
+      kMmaSteps * (kScaleColumnsPerStep + c.sfbColumnsPerStep);
 
-  c.accStages = plan.persistent ? 2 : 1;
-  c.scaleColumnBase = c.accStages * plan.tileN;
+  // Two accumulator stages where they leave room for the scales. The
+  // pair's 256 columns per stage do not: like CUTLASS's 2-SM kernel
+  // (cutlass_72a.sm_100a.ptx, the MMA's accumulator at column 0 or 128 by
+  // the tile's parity), its tiles alternate between columns 0 and 128 and
+  // the epilogue drains the overlapped half first; two scale slots follow
+  // at 384 (CUTLASS keeps one set there).
+  c.accStages = plan.persistent && !c.pair ? 2 : 1;
+  c.overlapAcc = c.pair;
+  c.scaleColumnBase =
+      c.accStages * plan.tileN + (c.overlapAcc ? kOverlapShift : 0);
+  c.scaleSlots = c.overlapAcc ? 2 : plan.stages;
+  if (c.scaleSlots > plan.stages)
+    return fail("the CTA pair needs at least 2 stages");
   auto columns = tgt::getTmemAllocColumns(
-      c.scaleColumnBase + plan.stages * kScaleColumnsPerStage);
+      c.scaleColumnBase + c.scaleSlots * c.scaleColumnsPerStage);
   if (!columns.ok())
     return fail(columns.message());
   c.allocColumns = *columns;
@@ -240,8 +328,21 @@ struct Tcgen05Kernel {
 
   MLIRContext *ctx() { return b.getContext(); }
   NVVM::CTAGroupKindAttr group() {
-    return NVVM::CTAGroupKindAttr::get(ctx(), NVVM::CTAGroupKind::CTA_1);
+    return NVVM::CTAGroupKindAttr::get(
+        ctx(), c.pair ? NVVM::CTAGroupKind::CTA_2 : NVVM::CTAGroupKind::CTA_1);
   }
+  /// tcgen05.commit of this thread's prior tcgen05 operations to `barrier`;
+  /// with cta_group::2 to the barrier at the same offset in both CTAs of
+  /// the pair (.multicast::cluster, mask 0b11), as CUTLASS's 2-SM kernel.
+  void commit(Value barrier) {
+    Value mask =
+        c.pair ? arith::ConstantIntOp::create(b, loc, b.getI16Type(), kPairMask)
+                     .getResult()
+               : Value();
+    NVVM::Tcgen05CommitOp::create(b, loc, barrier, mask, group());
+  }
+  /// The CTA pair's leader: the CTA of rank 0, which issues the MMAs.
+  Value isLeader() { return e.eq(e.clusterRank(), 0); }
   void fence(NVVM::Tcgen05FenceKind kind) {
     NVVM::Tcgen05FenceOp::create(b, loc,
                                  NVVM::Tcgen05FenceKindAttr::get(ctx(), kind));
@@ -297,15 +398,24 @@ struct Tcgen05Kernel {
         NVVM::MBarrierInitOp::create(
             b, loc, e.sharedPtr(c.accBarrierOffset + 8 * a), e.c32(1),
             Value());
-        // Every epilogue thread, once its tcgen05.ld of the stage are done.
+        // Every epilogue thread, once its tcgen05.ld of the stage are done;
+        // with cta_group::2 one lane per epilogue warp of both CTAs (the
+        // leader's barrier; the peer's is unused).
         if (e.plan.persistent)
           NVVM::MBarrierInitOp::create(
               b, loc, e.sharedPtr(c.accEmptyOffset + 8 * a),
-              e.c32(kEpilogueWarps * 32), Value());
+              e.c32(c.pair ? 2 * kEpilogueWarps : kEpilogueWarps * 32),
+              Value());
       }
     });
     // initBarriers ends with the CTA barrier that publishes both.
     e.initBarriers();
+    if (c.pair) {
+      // Both CTAs' barriers and Tensor Memory exist before the peer's
+      // copies, commits or the leader's MMAs reach them.
+      NVVM::FenceMbarrierInitOp::create(b, loc);
+      e.clusterSync();
+    }
     fence(NVVM::Tcgen05FenceKind::AFTER_THREAD_SYNC);
     tmemBase = LLVM::LoadOp::create(b, loc, b.getI32Type(),
                                     e.sharedPtr(c.tmemSlotOffset), 4);
@@ -314,10 +424,16 @@ struct Tcgen05Kernel {
   void copyScales(Value sfaColumn, Value sfbColumn, Value base,
                   int64_t step) {
     const GemmPlan &plan = e.plan;
-    for (auto [op, column] :
-         {std::pair{&plan.a, sfaColumn}, std::pair{&plan.b, sfbColumn}}) {
-      Value src =
-          e.add(base, e.c32(op->scalesOffset + step * c.atomStrideK));
+    // A: one 128-row atom; B: one, or the pair's two (columns +0, +4).
+    SmallVector<std::tuple<Value, int64_t, int64_t>> copies = {
+        {sfaColumn, plan.a.scalesOffset, 0}};
+    for (int64_t m = 0; m < c.atomsMB; ++m)
+      copies.push_back({sfbColumn, plan.b.scalesOffset + m * c.atomStrideMB,
+                        m * kScaleColumnsPerStep});
+    for (auto [column0, offset, columnOffset] : copies) {
+      Value column =
+          columnOffset ? e.add(column0, e.c32(columnOffset)) : column0;
+      Value src = e.add(base, e.c32(offset + step * c.atomStrideK));
       NVVM::Tcgen05CpOp::create(
           b, loc,
           NVVM::Tcgen05CpShapeAttr::get(ctx(),
@@ -426,13 +542,10 @@ struct Tcgen05Kernel {
               accumulate, e.add(sfa(step->ScaleAtom), idBits),
               e.add(sfb(step->ScaleAtom), idBits), acc);
           if (step->Straddles) // the previous stage is read for the last time
-            NVVM::Tcgen05CommitOp::create(
-                b, loc, e.emptyBarrier(e.add(stage, e.c32(-1))), Value(),
-                group());
+            commit(e.emptyBarrier(e.add(stage, e.c32(-1))));
         }
         if (p == groupSteps - 1)
-          NVVM::Tcgen05CommitOp::create(b, loc, e.emptyBarrier(stage),
-                                        Value(), group());
+          commit(e.emptyBarrier(stage));
       });
     }
   }
@@ -453,15 +566,37 @@ struct Tcgen05Kernel {
     ifThen(e.eq(e.laneId(), 0), [&] {
       Value stage = arith::RemUIOp::create(b, loc, kStep, e.c32(plan.stages));
       Value base = sharedAddress(e.stagePtr(stage));
+      Value slot = stage;
+      if (c.scaleSlots < plan.stages) {
+        // The slot's previous contents (ring step kStep - scaleSlots) are
+        // read by MMAs that completed once that step's stage commit fired:
+        // its "empty" phase (kStep - scaleSlots) / stages.
+        slot = arith::RemUIOp::create(b, loc, kStep, e.c32(c.scaleSlots));
+        Value reused = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge,
+                                             kStep, e.c32(c.scaleSlots));
+        ifThen(reused, [&] {
+          Value before =
+              arith::SubIOp::create(b, loc, kStep, e.c32(c.scaleSlots));
+          NVVM::MBarrierTryWaitParityOp::create(
+              b, loc,
+              e.emptyBarrier(
+                  arith::RemUIOp::create(b, loc, before, e.c32(plan.stages))),
+              e.andi(arith::DivUIOp::create(b, loc, before, e.c32(plan.stages)),
+                     1),
+              e.c32(0));
+          fence(NVVM::Tcgen05FenceKind::AFTER_THREAD_SYNC);
+        });
+      }
       Value scaleColumns = e.add(e.c32(c.scaleColumnBase),
-                                 e.mul(stage, e.c32(kScaleColumnsPerStage)));
+                                 e.mul(slot, e.c32(c.scaleColumnsPerStage)));
       auto sfa = [&](int64_t step) {
         return tmemColumn(
             e.add(scaleColumns, e.c32(step * kScaleColumnsPerStep)));
       };
       auto sfb = [&](int64_t step) {
-        return tmemColumn(e.add(
-            scaleColumns, e.c32((kMmaSteps + step) * kScaleColumnsPerStep)));
+        return tmemColumn(
+            e.add(scaleColumns, e.c32(kMmaSteps * kScaleColumnsPerStep +
+                                      step * c.sfbColumnsPerStep)));
       };
       // Scales: shared 128x4 atoms -> TMEM, replicated into the four
       // 32-lane sub-partitions by .warpx4.
@@ -482,8 +617,7 @@ struct Tcgen05Kernel {
             sfb(step), acc);
       }
       // The stage is free once these MMAs (and the copies) completed.
-      NVVM::Tcgen05CommitOp::create(b, loc, e.emptyBarrier(stage), Value(),
-                                    group());
+      commit(e.emptyBarrier(stage));
     });
   }
 
@@ -504,15 +638,28 @@ struct Tcgen05Kernel {
   Value accAddress(Value a) {
     return tmemColumn(e.mul(a, e.c32(e.plan.tileN)));
   }
+  /// The accumulator of this CTA's tile `tile`: its stage's, or with
+  /// overlapping accumulators column kOverlapShift * (tile % 2).
+  Value accOfTile(Value tile) {
+    if (c.overlapAcc)
+      return tmemColumn(e.mul(e.andi(tile, 1), e.c32(kOverlapShift)));
+    return accAddress(accStageOf(tile));
+  }
+  /// The accumulator stage of this CTA's tile `tile` and the parity of its
+  /// use: stage tile % accStages, round tile / accStages.
+  Value accStageOf(Value tile) {
+    return c.accStages == 2 ? e.andi(tile, 1) : e.c32(0);
+  }
+  Value accParityOf(Value tile) {
+    return c.accStages == 2 ? e.andi(e.lshr(tile, 1), 1) : e.andi(tile, 1);
+  }
 
   void emitMma() {
     const GemmPlan &plan = e.plan;
     if (!plan.persistent) {
       emitMainloop(e.c32(0), tmemBase);
-      ifThen(e.eq(e.laneId(), 0), [&] {
-        NVVM::Tcgen05CommitOp::create(b, loc, e.sharedPtr(c.accBarrierOffset),
-                                      Value(), group());
-      });
+      ifThen(e.eq(e.laneId(), 0),
+             [&] { commit(e.sharedPtr(c.accBarrierOffset)); });
       return;
     }
     // Persistent: tile i accumulates in stage i % 2, once the epilogue has
@@ -523,16 +670,14 @@ struct Tcgen05Kernel {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(loop.getBody());
     Value tile = loop.getInductionVar();
-    Value a = e.andi(tile, 1);
-    Value parity = e.andi(e.lshr(tile, 1), 1);
+    Value a = accStageOf(tile);
+    Value parity = accParityOf(tile);
     NVVM::MBarrierTryWaitParityOp::create(
         b, loc, accEmpty(a),
         arith::XOrIOp::create(b, loc, parity, e.c32(1)), e.c32(0));
     fence(NVVM::Tcgen05FenceKind::AFTER_THREAD_SYNC);
-    emitMainloop(e.mul(tile, e.c32(plan.kSteps())), accAddress(a));
-    ifThen(e.eq(e.laneId(), 0), [&] {
-      NVVM::Tcgen05CommitOp::create(b, loc, accFull(a), Value(), group());
-    });
+    emitMainloop(e.mul(tile, e.c32(plan.kSteps())), accOfTile(tile));
+    ifThen(e.eq(e.laneId(), 0), [&] { commit(accFull(a)); });
   }
 
   /// Reads `columns` accumulator columns of this lane's row from TMEM
@@ -554,6 +699,13 @@ struct Tcgen05Kernel {
   /// Stores the tile the epilogue helpers address (GemmPipelineEmitter::
   /// setTile) from the accumulator at TMEM address `acc`.
   void emitEpilogueTile(Value acc, Value scale) {
+    emitEpilogueColumns(acc, scale, e.c32(0), e.plan.tileN);
+  }
+
+  /// Stores columns colBase .. colBase + columns - 1 (a multiple of 32) of
+  /// the tile from the accumulator at TMEM address `acc`.
+  void emitEpilogueColumns(Value acc, Value scale, Value colBase,
+                           int64_t columns) {
     const GemmPlan &plan = e.plan;
     // Lane l of warp w reads TMEM lane 32w + l: accumulator row 32w + l.
     Value row = e.add(e.mul(e.warpId(), e.c32(32)), e.laneId());
@@ -571,12 +723,13 @@ struct Tcgen05Kernel {
       b.setInsertionPointToStart(ifOp.elseBlock());
       otherwise();
     };
-    for (int64_t col0 = 0; col0 < plan.tileN; col0 += kLoadColumns) {
+    for (int64_t chunk = 0; chunk < columns; chunk += kLoadColumns) {
+      Value col0 = e.add(colBase, e.c32(chunk));
       // Columns of this chunk inside the matrix (the same for the whole
       // CTA): a whole chunk is one vector store per row; at the right edge
       // a loop reads and stores column by column.
-      Value left = arith::SubIOp::create(
-          b, loc, e.c32(plan.n), e.add(e.tileRowB(), e.c32(col0)));
+      Value left = arith::SubIOp::create(b, loc, e.c32(plan.n),
+                                         e.add(e.tileRowB(), col0));
       Value whole = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge,
                                           left, e.c32(kLoadColumns));
       if (plan.quantizeOutput) {
@@ -587,8 +740,8 @@ struct Tcgen05Kernel {
         // One x16 load per block keeps fewer accumulators live.
         auto quantizeBlocks = [&](int64_t columns) {
           for (int64_t run = 0; run < columns / 16; ++run) {
-            int64_t col = col0 + 16 * run;
-            Value words = loadColumns(laneBase, e.c32(col), 16);
+            Value col = e.add(col0, e.c32(16 * run));
+            Value words = loadColumns(laneBase, col, 16);
             ifThen(
                 rowInside,
                 [&] {
@@ -597,8 +750,7 @@ struct Tcgen05Kernel {
                     values.push_back(arith::BitcastOp::create(
                         b, loc, b.getF32Type(),
                         vector::ExtractOp::create(b, loc, words, j)));
-                  e.storeQuantizedRun(row, e.c32(col), values, scale,
-                                      *tensorScale);
+                  e.storeQuantizedRun(row, col, values, scale, *tensorScale);
                 },
                 [] {});
           }
@@ -613,10 +765,9 @@ struct Tcgen05Kernel {
       ifThen(
           whole,
           [&] {
-            Value words = loadColumns(laneBase, e.c32(col0), kLoadColumns);
+            Value words = loadColumns(laneBase, col0, kLoadColumns);
             ifThen(
-                rowInside,
-                [&] { e.storeOutputRow(row, e.c32(col0), words, scale); },
+                rowInside, [&] { e.storeOutputRow(row, col0, words, scale); },
                 [] {});
           },
           [&] {
@@ -627,7 +778,7 @@ struct Tcgen05Kernel {
             auto loop = scf::ForOp::create(b, loc, e.c32(0), count, e.c32(1));
             OpBuilder::InsertionGuard guard(b);
             b.setInsertionPointToStart(loop.getBody());
-            Value col = e.add(e.c32(col0), loop.getInductionVar());
+            Value col = e.add(col0, loop.getInductionVar());
             Value word = loadColumns(laneBase, col, 1);
             e.storeOutput(row, col,
                           arith::BitcastOp::create(b, loc, b.getF32Type(), word),
@@ -657,14 +808,43 @@ struct Tcgen05Kernel {
       OpBuilder::InsertionGuard guard(b);
       b.setInsertionPointToStart(loop.getBody());
       Value tile = loop.getInductionVar();
-      Value a = e.andi(tile, 1);
+      Value a = accStageOf(tile);
       e.setTile(e.tileCoords(e.linearTileOf(tile)));
-      NVVM::MBarrierTryWaitParityOp::create(
-          b, loc, accFull(a), e.andi(e.lshr(tile, 1), 1), e.c32(0));
+      NVVM::MBarrierTryWaitParityOp::create(b, loc, accFull(a),
+                                            accParityOf(tile), e.c32(0));
       fence(NVVM::Tcgen05FenceKind::AFTER_THREAD_SYNC);
-      emitEpilogueTile(accAddress(a), scale);
+      Value acc = accOfTile(tile);
+      Value laterHalf;
+      if (c.overlapAcc) {
+        // The half the next tile overlaps first: columns 128.. of a tile
+        // at column 0, columns 0.. of a tile at column 128.
+        Value odd = e.andi(tile, 1);
+        laterHalf = e.mul(odd, e.c32(kOverlapShift));
+        Value firstHalf =
+            arith::XOrIOp::create(b, loc, laterHalf, e.c32(kOverlapShift));
+        emitEpilogueColumns(acc, scale, firstHalf, kOverlapShift);
+      } else {
+        emitEpilogueTile(acc, scale);
+      }
       fence(NVVM::Tcgen05FenceKind::BEFORE_THREAD_SYNC);
-      NVVM::MBarrierArriveOp::create(b, loc, Type(), accEmpty(a), Value());
+      if (c.pair) {
+        // The leader's MMAs write both CTAs' accumulators: one lane per
+        // warp (after the warp's loads, __syncwarp) arrives on the
+        // leader's "empty" -- a remote arrive from the peer, default
+        // .release.cta as CUTLASS's (cutlass_72a.sm_100a.ptx, the
+        // epilogue's mbarrier.arrive.shared::cluster).
+        NVVM::SyncWarpOp::create(b, loc, e.c32(-1));
+        ifThen(e.eq(e.laneId(), 0), [&] {
+          NVVM::MBarrierArriveOp::create(
+              b, loc, Type(), e.peerBarrier(accEmpty(a), e.c32(0)), Value());
+        });
+        // The other half while the next tile's MMAs run.
+        if (c.overlapAcc)
+          emitEpilogueColumns(acc, scale, laterHalf,
+                              plan.tileN - kOverlapShift);
+      } else {
+        NVVM::MBarrierArriveOp::create(b, loc, Type(), accEmpty(a), Value());
+      }
     }
     e.finishOutputAmax();
   }
@@ -672,7 +852,13 @@ struct Tcgen05Kernel {
   /// Warp 0 frees the columns once every warp is done with them.
   void deallocate() {
     fence(NVVM::Tcgen05FenceKind::BEFORE_THREAD_SYNC);
-    NVVM::Barrier0Op::create(b, loc);
+    // A pair: neither CTA leaves (or frees its half of the columns) while
+    // the other may still arrive on its barriers or the leader's MMAs
+    // write its Tensor Memory.
+    if (c.pair)
+      e.clusterSync();
+    else
+      NVVM::Barrier0Op::create(b, loc);
     ifThen(e.eq(e.warpId(), 0), [&] {
       fence(NVVM::Tcgen05FenceKind::AFTER_THREAD_SYNC);
       NVVM::Tcgen05DeallocOp::create(b, loc, tmemPtr(tmemBase),
@@ -688,14 +874,27 @@ struct Tcgen05Kernel {
     {
       OpBuilder::InsertionGuard guard(b);
       b.setInsertionPointToStart(producer.thenBlock());
-      if (plan.persistent)
+      if (c.pair)
+        e.emitPairProducer();
+      else if (plan.persistent)
         e.emitPersistentProducer();
       else
         e.emitProducer();
       b.setInsertionPointToStart(producer.elseBlock());
       auto mma = scf::IfOp::create(b, loc, e.eq(e.warpId(), kMmaWarp), true);
       b.setInsertionPointToStart(mma.thenBlock());
-      emitMma();
+      if (c.pair) {
+        // The leader issues the pair's MMAs; the peer's MMA warp forwards
+        // its stages' completion to the leader.
+        auto leader = scf::IfOp::create(b, loc, isLeader(), true);
+        OpBuilder::InsertionGuard inner(b);
+        b.setInsertionPointToStart(leader.thenBlock());
+        emitMma();
+        b.setInsertionPointToStart(leader.elseBlock());
+        e.emitPairForwarder();
+      } else {
+        emitMma();
+      }
       b.setInsertionPointToStart(mma.elseBlock());
       emitEpilogue();
     }
@@ -713,9 +912,37 @@ kernels::chooseTcgen05Schedule(const ::nvfp4::target::ChipInfo &chip,
   // in one wave: from the second tile on, a CTA's epilogue runs under its
   // next mainloop (bench/gemm_model.py: +6 to +25% on every multi-wave
   // shape; in one wave there is nothing to overlap).
-  int64_t tiles = product(lhs.getBatchShape()) *
-                  llvm::divideCeil(lhs.getRows(), base.tileM) *
+  int64_t batch = product(lhs.getBatchShape());
+  int64_t tiles = batch * llvm::divideCeil(lhs.getRows(), base.tileM) *
                   llvm::divideCeil(rhs.getRows(), base.tileN);
+  // The CTA pair (cta_group::2, 256 x 256 per pair, B read once per pair)
+  // where it needs fewer waves than the 128 x 128 tiles by more than its
+  // exposed epilogue: bench/gemm_model.py puts every K step of both at the
+  // same feed-bound time (the pair's SM moves the same bytes for twice the
+  // FLOPs) and the pair's epilogue (128 x 256 accumulators per CTA, half
+  // of it under the next tile's MMAs with the overlapping accumulators) at
+  // about 2 K steps per wave. So the pair wins when
+  //   waves(pair CTAs) * (K steps + 2) < waves(128 x 128 tiles) * K steps,
+  // which is the model's choice on all 1536 shapes of its grid (both
+  // chips, M 128..16384, N 256..14336, K 256..8192; `gemm_model.py
+  // --check-rule`).
+  if (chip.multiprocessors) {
+    int64_t sms = chip.multiprocessors;
+    int64_t pairCTAs = 2 * batch * llvm::divideCeil(lhs.getRows(), 256) *
+                       llvm::divideCeil(rhs.getRows(), 256);
+    int64_t kSteps = lhs.getCols() / kGemmTileK;
+    if (llvm::divideCeil(pairCTAs, sms) * (kSteps + 2) <
+        llvm::divideCeil(tiles, sms) * kSteps) {
+      GemmSchedule pair = base;
+      pair.tileM = 128;
+      pair.tileN = 256;
+      pair.stages = kPairStages;
+      pair.persistent = true;
+      pair.clusterM = 2;
+      pair.ctaGroup = 2;
+      return pair;
+    }
+  }
   if (chip.multiprocessors && tiles > chip.multiprocessors) {
     base.persistent = true;
     return base;
@@ -748,10 +975,17 @@ gpu::GPUFuncOp kernels::buildTcgen05GemmKernel(ModuleOp module,
                                                StringRef name) {
   tgt::Expected<Tcgen05Constants> constants = planConstants(plan);
   assert(constants.ok() && "call tcgen05GemmUnsupportedReason first");
-  return getOrCreateKernel(
-      module, name, argTypes, plan.threads(),
-      [&](OpBuilder &b, Location loc, ValueRange args) {
-        GemmPipelineEmitter e(b, loc, plan, args);
-        Tcgen05Kernel{e, b, loc, *constants, Value()}.emit();
-      });
+  gpu::GPUFuncOp kernel =
+      getOrCreateKernel(module, name, argTypes, plan.threads(),
+                        [&](OpBuilder &b, Location loc, ValueRange args) {
+                          GemmPipelineEmitter e(b, loc, plan, args);
+                          Tcgen05Kernel{e, b, loc, *constants, Value()}.emit();
+                        });
+  // The pair is a compile-time cluster (.reqnctapercluster 2, 1, 1): a
+  // plain launch of a grid of whole clusters runs it.
+  if (plan.clusterM > 1)
+    kernel->setAttr(NVVM::NVVMDialect::getClusterDimAttrName(),
+                    DenseI32ArrayAttr::get(module.getContext(),
+                                           {int32_t(plan.clusterM), 1, 1}));
+  return kernel;
 }
