@@ -1470,10 +1470,10 @@ using RingLineRow =
 
 /// Issues this thread's cp.async copies of one region into ring slot
 /// `slot` of the slots at byte `slotsOffset` of the dynamic shared memory
-/// at `shared`: chunks t + 256 j, row
-/// by row, of the kStageColumns elements from tile column `firstTileCol`
-/// on. A chunk of a missing tile (its tile row or column past the tensor)
-/// copies the same place of tile (0, 0) instead.
+/// at `shared`: chunks t + 256 j, row by row, of the kStageColumns
+/// elements from tile column `firstTileCol` on. A chunk of a missing tile
+/// (its tile row or column past the tensor) copies the same place of tile
+/// (0, 0) instead.
 void issueRegionCopies(OpBuilder &b, Location loc, Value input, Value shared,
                        int64_t slotsOffset, Value slot, Value firstTileCol,
                        int64_t tileCols, int64_t cols, int64_t elementBytes,
