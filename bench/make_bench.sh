@@ -6,7 +6,10 @@
 # kernel); both also with the amax given (TE passes the amax of the previous
 # step: no amax pass); 16x16 weight quantization with its transposed copy
 # (fprop W and dgrad W^T from one kernel), 8192x8192 with the amax given
-# and included, and 4096x4096 (the training step's weight) included; the
+# and included, and 4096x4096 (the training step's weight) included, the
+# amax-given one also with each input path forced (registers, ring2-4:
+# --quantize-schedule) and 4096x4096 with ring3 (the dual X and dY with
+# the amax given also with ring2 and ring3); the
 # dual quantization of a training step's X (RN rowwise + RHT + RN along the
 # tokens, one read) and dY (SR + RHT + SR), amax given and included, dY also
 # at the training step's 2048x4096, and the two separate quantizations it
@@ -25,7 +28,7 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 OUT=${BENCH_OUT:-$ROOT/bench/build}
 BUILD=${BUILD_DIR:-$ROOT/build}
-PROGRAMS=${BENCH_PROGRAMS:-quantize quantize_amax_given wgrad_operand wgrad_operand_amax_given weight_copies weight_copies_amax_given weight_copies_4096 dual_x dual_x_amax_given dual_dy dual_dy_amax_given dual_dy_2048x4096 dual_dy_separate_amax_given gemm gemm_output_amax gemm_quantize gemm_quantize_unfused gemm_quantize_static gemm_quantize_static_unfused gemm_k256_quantize_fused gemm_k256_quantize_unfused}
+PROGRAMS=${BENCH_PROGRAMS:-quantize quantize_amax_given wgrad_operand wgrad_operand_amax_given weight_copies weight_copies_amax_given weight_copies_amax_given_registers weight_copies_amax_given_ring2 weight_copies_amax_given_ring3 weight_copies_amax_given_ring4 weight_copies_4096 weight_copies_4096_ring3 dual_x_amax_given_ring2 dual_x_amax_given_ring3 dual_dy_amax_given_ring2 dual_dy_amax_given_ring3 dual_x dual_x_amax_given dual_dy dual_dy_amax_given dual_dy_2048x4096 dual_dy_separate_amax_given gemm gemm_output_amax gemm_quantize gemm_quantize_unfused gemm_quantize_static gemm_quantize_static_unfused gemm_k256_quantize_fused gemm_k256_quantize_unfused}
 mkdir -p "$OUT"
 [[ -n ${BUILD_DIR:-} ]] || bash "$ROOT/scripts/setup.sh"
 N=8192
@@ -169,9 +172,20 @@ func.func @gemm_k256_quantize_unfused(%a: $ACT_K, %b: $W_K, %g: f32) -> $ACT {
   return %q : $ACT
 }
 MLIR
+# The 16x16 kernels' input paths forced (quantize-schedule), same IR: the
+# A/B of the registers path and the cp.async rings in one run.
+for variant in registers ring2 ring3 ring4; do
+  cp "$OUT/weight_copies_amax_given.mlir" "$OUT/weight_copies_amax_given_$variant.mlir"
+done
+cp "$OUT/weight_copies_4096.mlir" "$OUT/weight_copies_4096_ring3.mlir"
+for variant in ring2 ring3; do
+  cp "$OUT/dual_x_amax_given.mlir" "$OUT/dual_x_amax_given_$variant.mlir"
+  cp "$OUT/dual_dy_amax_given.mlir" "$OUT/dual_dy_amax_given_$variant.mlir"
+done
 for name in $PROGRAMS; do
   flags=()
   [[ $name == *_unfused ]] && flags=(--no-recipe)
+  [[ $name =~ _(registers|ring[234])$ ]] && flags=(--quantize-schedule="${BASH_REMATCH[1]}")
   "$BUILD/bin/nvfp4-compile" "$OUT/$name.mlir" --chip=sm_90a --emit=cubin \
     "${flags[@]}" -o "$OUT/$name.cubin" --report="$OUT/$name.json" > /dev/null
 done

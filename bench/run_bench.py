@@ -269,6 +269,46 @@ def quantize_benchmarks(path, x_bits, x_bf16, copy_gbs):
     report(f"nvfp4 16x16 weight + transposed copy 4096x4096, amax included "
            f"({' + '.join(c4.kernels)})", time_batched_ms(c4),
            2 * codes_16x16, reads=2, size=4096)
+    if os.path.exists(os.path.join(path, "weight_copies_4096_ring3.json")):
+        r4 = program(path, "weight_copies_4096_ring3", [w4])
+        report(f"nvfp4 16x16 weight + transposed copy 4096x4096, amax "
+               f"included, input ring of 3 ({' + '.join(r4.kernels)})",
+               time_batched_ms(r4), 2 * codes_16x16, reads=2, size=4096)
+    forced_input_paths(path, "weight_copies_amax_given",
+                       "16x16 weight + transposed copy, amax given",
+                       [x_bits, amax], 2 * codes_16x16, report)
+    forced_input_paths(path, "dual_x_amax_given",
+                       "dual quantize X (RN + RHT RN columnwise), amax given",
+                       [x_bits, amax, amax], dual_out, report)
+    forced_input_paths(path, "dual_dy_amax_given",
+                       "dual quantize dY (SR + RHT SR columnwise), amax given",
+                       [x_bits, 1234, 5678, amax, amax], dual_out, report)
+
+
+def forced_input_paths(path, base_name, label, args, out_bytes, report):
+    """Program `base_name` compiled with each input path forced
+    (nvfp4-compile --quantize-schedule: `base_name`_registers, _ring2..4,
+    where built): times, and each variant's outputs compared byte for byte
+    with those of `base_name` (the default) on the 8192 x 8192 input (the
+    GPU suite's ring cases are small)."""
+    if not os.path.exists(os.path.join(path, base_name + ".json")):
+        return
+    base = program(path, base_name, args)
+    base()
+    cp.cuda.runtime.deviceSynchronize()
+    want = {k: cp.asnumpy(v) for k, v in base.results.items()}
+    for variant in ("registers", "ring2", "ring3", "ring4"):
+        name = base_name + "_" + variant
+        if not os.path.exists(os.path.join(path, name + ".json")):
+            continue
+        run = program(path, name, args)
+        ms = time_batched_ms(run)
+        same = all(np.array_equal(cp.asnumpy(run.results[k]), v)
+                   for k, v in want.items())
+        report(f"nvfp4 {label}, input path {variant} forced "
+               f"({' + '.join(run.kernels)}; outputs "
+               f"{'identical to' if same else 'DIFFER from'} the default's)",
+               ms, out_bytes)
 
 
 def main():

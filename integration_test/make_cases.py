@@ -129,10 +129,11 @@ def write_case(out, name, mlir, arrays, expected, meta, args, flags=()):
 
 def quantize_case(out, args, name, shape, block=(1, 16), rounding="rn",
                   seed=0, swizzled=False, edge=False, data_seed=1, amax=None,
-                  dtype="bf16", constant_amax=False):
+                  dtype="bf16", constant_amax=False, flags=()):
     """nvfp4.quantize of a tensor; the amax computed (an amax pass), given
     as an argument of the function (a kernel parameter) or, with
-    `constant_amax`, as a constant (a device buffer the host fills)."""
+    `constant_amax`, as a constant (a device buffer the host fills).
+    `flags`: extra nvfp4-compile flags (a forced quantize schedule)."""
     device_x, x = as_input_type(make_input(shape, data_seed, edge), dtype)
     q = nvfp4.quantize(x, block=block, rounding=rounding, seed=seed, amax=amax)
     scales = q.scales
@@ -157,7 +158,7 @@ def quantize_case(out, args, name, shape, block=(1, 16), rounding="rn",
                {"kind": "quantize", "args": ["x", "seed", "a"],
                 "scalars": {"seed": seed,
                             "a": float(amax) if amax is not None else 0.0},
-                "results": ["codes", "scales", "amax"]}, args)
+                "results": ["codes", "scales", "amax"]}, args, flags)
 
 
 def rht_quantize_case(out, args, name, shape, rounding="sr", seed=0,
@@ -191,7 +192,8 @@ def dual_quantize_case(out, args, name, shape, rounding="rn",
                        col_rounding="rn", seed=0, col_seed=0, rht=True,
                        amax=None, col_amax=None, dtype="bf16", swizzled=False,
                        col_swizzled=False, edge=False, cancel=False,
-                       data_seed=23, constant_amax=False, shared_amax=False):
+                       data_seed=23, constant_amax=False, shared_amax=False,
+                       flags=()):
     """nvfp4.dual_quantize of a tensor [batch..., M, K]: the rowwise
     quantization (blocks along K) and the columnwise one (the transpose,
     blocks along M, after the RHT with `rht`) from one kernel; both must
@@ -264,7 +266,7 @@ def dual_quantize_case(out, args, name, shape, rounding="rn",
                             "b": float(col_amax) if col_amax is not None
                             else 0.0},
                 "results": ["codes", "scales", "amax", "t_codes", "t_scales",
-                            "t_amax"]}, args)
+                            "t_amax"]}, args, flags)
     kernels = case_kernels(out, name)
     if kernels is not None and (
             not kernels[-1].startswith("nvfp4_dual_quantize_") or
@@ -352,7 +354,8 @@ def dequantize_case(out, args, name, shape, block):
                {"kind": "dequantize", "args": ["x"], "results": ["y"]}, args)
 
 
-def weight_copies_case(out, args, name, shape, rounding="rn", seed=0):
+def weight_copies_case(out, args, name, shape, rounding="rn", seed=0,
+                       flags=()):
     """A 16x16 weight quantization and its transposed copy (fprop W, dgrad
     W^T) from one kernel: both must equal the library's quantization of W
     and of W^T (the shape may be batched: the last two dimensions swap)."""
@@ -389,10 +392,10 @@ def weight_copies_case(out, args, name, shape, rounding="rn", seed=0):
                {"kind": "weight_copies", "args": ["x", "seed"],
                 "scalars": {"seed": seed},
                 "results": ["codes", "scales", "amax", "t_codes", "t_scales",
-                            "t_amax"]}, args)
+                            "t_amax"]}, args, flags)
     kernels = case_kernels(out, name)
     if kernels is not None and (len(kernels) != 2 or
-                                not kernels[1].endswith("_and_transpose")):
+                                "_and_transpose" not in kernels[1]):
         raise SystemExit(f"{name}: not one quantize kernel for both copies: "
                          f"{kernels}")
 
@@ -860,6 +863,36 @@ def main():
                        (3, 48, 80))
     weight_copies_case(out, args, "weight_copies_stage_sr_5x16x144",
                        (5, 16, 144), rounding="sr", seed=0xFFFFFFFF00000001)
+    # The 16x16 kernels' cp.async input ring (quantize-schedule ring<S>),
+    # on grids of 1-3 blocks so that each block walks the ring several
+    # times (slot reuse, the prologue's and the tail's empty groups):
+    # 256x512 is 16 regions, the batched ragged ones cross batch elements
+    # and end inside a region, f32 input has 64-byte tile rows.
+    for stages, grid in ((2, 1), (3, 2), (4, 3)):
+        ring = [f"--quantize-schedule=ring{stages}_grid{grid}"]
+        weight_copies_case(out, args,
+                           f"weight_copies_ring{stages}_grid{grid}_256x512",
+                           (256, 512), flags=ring)
+        weight_copies_case(
+            out, args, f"weight_copies_ring{stages}_grid{grid}_straddle_3x48x80",
+            (3, 48, 80), flags=ring)
+    ring = ["--quantize-schedule=ring3_grid2"]
+    weight_copies_case(out, args, "weight_copies_ring3_grid2_sr_5x16x144",
+                       (5, 16, 144), rounding="sr", seed=0xFFFFFFFF00000001,
+                       flags=ring)
+    quantize_case(out, args, "quantize_16x16_ring3_grid2_rn_edge_160x512",
+                  (160, 512), block=(16, 16), edge=True, flags=ring)
+    quantize_case(out, args, "quantize_16x16_ring3_grid2_swizzled_2x80x64",
+                  (2, 80, 64), block=(16, 16), swizzled=True, flags=ring)
+    quantize_case(out, args,
+                  "quantize_16x16_ring2_grid2_f32_amax_given_64x384",
+                  (64, 384), block=(16, 16), amax=np.float32(700.0),
+                  dtype="f32", flags=["--quantize-schedule=ring2_grid2"])
+    quantize_case(out, args, "quantize_16x16_ring4_chip_grid_ragged_48x80",
+                  (48, 80), block=(16, 16), edge=True,
+                  flags=["--quantize-schedule=ring4"])
+    weight_copies_case(out, args, "weight_copies_registers_grid1_256x512",
+                       (256, 512), flags=["--quantize-schedule=registers_grid1"])
     transpose_argument_case(out, args, "transpose_argument_2x48x80",
                             (2, 48, 80))
     # RHT fused into the quantization (wgrad operands).
@@ -933,6 +966,32 @@ def main():
                        rounding="sr", col_rounding="sr", seed=23, col_seed=24)
     training_operands_case(out, args, "dual_quantize_training_operands_256x384",
                            256, 384, (0x0123456789ABCDEF, 0xFEDCBA9876543210))
+    # The dual kernels' cp.async input ring (quantize-schedule ring<S>) on
+    # grids of 1-3 blocks (each walks the ring several times): RN + RHT,
+    # SR + RHT SR with 64-bit seeds and edge values, odd tile rows (pairs
+    # with one tile row) across batch elements, f32 and swizzled scales.
+    dual_quantize_case(out, args, "dual_quantize_ring2_grid1_x_256x512",
+                       (256, 512), flags=["--quantize-schedule=ring2_grid1"])
+    dual_quantize_case(out, args, "dual_quantize_ring3_grid2_dy_sr_edge_256x512",
+                       (256, 512), rounding="sr", col_rounding="sr",
+                       seed=0xC0FFEE0123456789, col_seed=0x8000000000000001,
+                       edge=True, flags=["--quantize-schedule=ring3_grid2"])
+    dual_quantize_case(out, args, "dual_quantize_ring3_grid2_straddle_5x16x272",
+                       (5, 16, 272), rounding="sr", col_rounding="sr",
+                       seed=0x0123456789ABCDEF, col_seed=31, edge=True,
+                       flags=["--quantize-schedule=ring3_grid2"])
+    dual_quantize_case(out, args, "dual_quantize_ring4_grid3_odd_3x48x96",
+                       (3, 48, 96), col_rounding="sr", col_seed=11, edge=True,
+                       flags=["--quantize-schedule=ring4_grid3"])
+    dual_quantize_case(out, args,
+                       "dual_quantize_ring2_grid2_no_rht_f32_swizzled_64x160",
+                       (64, 160), rht=False, dtype="f32", edge=True,
+                       swizzled=True, col_swizzled=True, col_rounding="sr",
+                       col_seed=19, flags=["--quantize-schedule=ring2_grid2"])
+    dual_quantize_case(out, args, "dual_quantize_ring3_1024x2048_sr",
+                       (1024, 2048), rounding="sr", col_rounding="sr",
+                       seed=23, col_seed=24,
+                       flags=["--quantize-schedule=ring3"])
     hadamard_case(out, args, "hadamard", (128, 512))
     # The butterfly's order (NUMERICS.md section 4) where it shows: data
     # whose FP32 sums round (refgen --data=cancel's kind), the RHT alone, in

@@ -753,7 +753,8 @@ mlir::nvfp4::compileModule(ModuleOp module, const CompileOptions &options) {
   PassManager pm(module.getContext());
   TimingScope loweringTiming = timing.nest("GPU lowering");
   pm.enableTiming(loweringTiming);
-  buildGPUKernelPipeline(pm, chip->name, options.gemmSchedule);
+  buildGPUKernelPipeline(pm, chip->name, options.gemmSchedule,
+                         options.quantizeSchedule);
   if (failed(pm.run(module)))
     return failure();
   loweringTiming.stop();

@@ -20,7 +20,8 @@
 using namespace mlir;
 
 void mlir::nvfp4::buildGPUKernelPipeline(OpPassManager &pm, StringRef chip,
-                                         StringRef gemmSchedule) {
+                                         StringRef gemmSchedule,
+                                         StringRef quantizeSchedule) {
   // A model's helper functions (norms, RoPE, softmax) become part of the
   // host function, whose linalg ops convert-nvfp4-to-gpu makes kernels of
   // (the manifest describes one function); elementwise arith on tensors
@@ -31,6 +32,7 @@ void mlir::nvfp4::buildGPUKernelPipeline(OpPassManager &pm, StringRef chip,
   ConvertNVFP4ToGPUOptions convert;
   convert.chip = chip.str();
   convert.gemmSchedule = gemmSchedule.str();
+  convert.quantizeSchedule = quantizeSchedule.str();
   pm.addPass(createConvertNVFP4ToGPU(convert));
   pm.addNestedPass<func::FuncOp>(createNVFP4FreeDeviceBuffers());
   OpPassManager &kernels = pm.nest<gpu::GPUModuleOp>();

@@ -110,6 +110,13 @@ static cl::opt<std::string> gemmSchedule(
              "128x256x256_s2_d2w1_p8 or 128x128_s4 (docs/GemmKernels.md); "
              "default: the lowering's choice for each shape"),
     cl::init(""), cl::cat(category));
+static cl::opt<std::string> quantizeSchedule(
+    "quantize-schedule",
+    cl::desc("Force how the 16x16 and dual quantize kernels read their input: "
+             "registers, ring2, ring3 or ring4, optionally with _grid<N> "
+             "(convert-nvfp4-to-gpu's quantize-schedule); default: the "
+             "lowering's choice"),
+    cl::init(""), cl::cat(category));
 static cl::opt<bool> skipPtxasCheck(
     "no-ptxas-check",
     cl::desc("Do not assemble --emit=ptx output with ptxas to check it"),
@@ -318,6 +325,7 @@ int main(int argc, char **argv) {
   mlir::nvfp4::CompileOptions options;
   options.chip = chip;
   options.gemmSchedule = gemmSchedule;
+  options.quantizeSchedule = quantizeSchedule;
   options.ptxasPath = ptxasPath;
   options.verifyWithPtxas = !skipPtxasCheck;
   options.applyRecipe = !skipRecipe;

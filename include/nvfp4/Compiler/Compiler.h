@@ -40,6 +40,10 @@ struct CompileOptions {
   /// Forces the tensor-core GEMM schedule (convert-nvfp4-to-gpu's
   /// gemm-schedule); empty: the lowering's choice.
   std::string gemmSchedule;
+  /// Forces the 16x16 and dual quantize kernels' input path
+  /// (convert-nvfp4-to-gpu's quantize-schedule); empty: the lowering's
+  /// choice.
+  std::string quantizeSchedule;
   EmitKind emit = EmitKind::PTX;
   /// ptxas to use; empty means $PATH, then /usr/local/cuda/bin.
   std::string ptxasPath;

@@ -101,6 +101,13 @@ def ConvertNVFP4ToGPU : Pass<"convert-nvfp4-to-gpu", "ModuleOp"> {
            "(tile, FP4 stages, decoded stages and decoder warpgroups, "
            "persistent with its raster group) or 128x128_s4; default: the "
            "lowering's choice for the shape and chip (docs/GemmKernels.md)">,
+    Option<"quantizeSchedule", "quantize-schedule", "std::string",
+           /*default=*/"",
+           "Force how the 16x16 and dual quantize kernels read their input: "
+           "'registers' (each thread's next rows in registers) or 'ring2' to "
+           "'ring4' (a ring of that many 64 x 128-element regions in shared "
+           "memory filled by cp.async), optionally with '_grid<N>' (N "
+           "persistent blocks); default: the lowering's choice">,
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",

@@ -24,7 +24,8 @@ void buildReferencePipeline(OpPassManager &pm);
 /// (no serialization): convert-nvfp4-to-gpu{chip} and the kernel lowering.
 /// nvfp4-compile continues from here with LLVM's NVPTX backend.
 void buildGPUKernelPipeline(OpPassManager &pm, llvm::StringRef chip,
-                            llvm::StringRef gemmSchedule = "");
+                            llvm::StringRef gemmSchedule = "",
+                            llvm::StringRef quantizeSchedule = "");
 
 /// nvfp4-to-ptx{chip=...}: buildGPUKernelPipeline, then the kernels are
 /// serialized to PTX inside the IR (`gpu.binary`, nvvm-attach-target +

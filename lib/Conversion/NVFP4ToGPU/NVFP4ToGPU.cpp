@@ -270,8 +270,14 @@ struct ConvertNVFP4ToGPUPass
     GPUHostTypeConverter converter;
     RewritePatternSet patterns(ctx);
     patterns.add<EmptyAmaxToConstant, EmptyHadamardToInput>(ctx);
-    populateQuantizeToGPUPatterns(converter, patterns, *chipInfo);
     std::string message;
+    FailureOr<QuantizeSchedule> quantize =
+        parseQuantizeSchedule(quantizeSchedule, message);
+    if (failed(quantize)) {
+      module.emitError() << message;
+      return signalPassFailure();
+    }
+    populateQuantizeToGPUPatterns(converter, patterns, *chipInfo, *quantize);
     if (failed(populateMatmulToGPUPatterns(converter, patterns, *chipInfo,
                                            gemmSchedule, message))) {
       module.emitError() << message;

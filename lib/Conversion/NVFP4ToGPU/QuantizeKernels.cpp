@@ -1364,14 +1364,244 @@ TileLane locateTileLane(OpBuilder &b, Location loc, Value region, int64_t k,
 /// block, and 8192 x 8192 with the transposed copy).
 constexpr int64_t kTileBlocksPerMultiprocessor = 3;
 
+/// Blocks of a kernel with `sharedBytes` of dynamic shared memory that one
+/// multiprocessor holds, at most `wanted` (every block also reserves 1 KB).
+int64_t blocksFittingShared(int64_t wanted, int64_t sharedBytes,
+                            const ChipInfo &chip) {
+  int64_t perMultiprocessor = chip.maxSharedMemoryPerBlock + 1024;
+  return std::max<int64_t>(
+      1, std::min(wanted, perMultiprocessor / (sharedBytes + 1024)));
+}
+
 /// Persistent schedule of the 16x16 kernels: one 4 x 8-tile region per
-/// group.
+/// group; with a ring (`sharedBytes` of dynamic shared memory), as many
+/// blocks a multiprocessor as fit.
 PersistentSchedule tileSchedule(int64_t tileRows, int64_t tileCols,
-                                const ChipInfo &chip) {
+                                const QuantizeSchedule &forced,
+                                int64_t sharedBytes, const ChipInfo &chip) {
   int64_t regions = llvm::divideCeil(tileRows, kRegionTileRows) *
                     llvm::divideCeil(tileCols, kRegionTileCols);
-  return persistentSchedule(regions * kThreadsPerBlock, /*reverse=*/true,
-                            kTileBlocksPerMultiprocessor, chip);
+  PersistentSchedule schedule = persistentSchedule(
+      regions * kThreadsPerBlock, /*reverse=*/true,
+      blocksFittingShared(kTileBlocksPerMultiprocessor, sharedBytes, chip),
+      chip);
+  if (forced.gridBlocks > 0)
+    schedule.blocks = std::min(schedule.groups, forced.gridBlocks);
+  return schedule;
+}
+
+//===----------------------------------------------------------------------===//
+// The tile kernels' input ring (quantize-schedule ring<S>)
+//===----------------------------------------------------------------------===//
+//
+// The 16x16 and the dual kernels read 64 x 128-element regions. In the
+// registers path lane i of a half warp loads row i of its tiles: a
+// warp's 16-byte load touches 32 rows (16 KB apart at 8192 BF16 columns;
+// 32 sectors, half of each used, 32 L1 wavefronts), and a block has one
+// region of loads in flight. The ring instead copies each region (64 rows of
+// 128 elements) into shared memory with cp.async.cg, thread t taking the
+// 16-byte chunks t, t + 256, ... in row-major order (a warp: two whole rows of
+// 256 bytes), S - 1 regions ahead of the one being computed. Chunk c of row r
+// sits at chunk c ^ (r % 8) of the row in the stage, so that the 8 lanes
+// of a quarter warp, which read one chunk of 8 consecutive rows, hit 8
+// distinct 16-byte bank groups. The lanes then read their tile rows from
+// the stage and compute exactly as in the registers path. Ragged regions
+// copy tile (0, 0)'s rows in place of the missing tiles, like the
+// registers path.
+//
+// Dynamic shared memory, 16x16: [encode table][code stage][S region slots];
+// dual: [two encode tables][code stage][transpose buffer][S region slots].
+
+constexpr int64_t kRingTableOffset = 0;
+constexpr int64_t kRingStageOffset = 128 * 4;
+constexpr int64_t kRingSlotsOffset = kRingStageOffset + kStageBytes;
+static_assert(kRingStageOffset % 16 == 0 && kRingSlotsOffset % 16 == 0,
+              "16-byte aligned parts");
+
+/// Bytes of one region slot of elements of `elementBytes` bytes.
+int64_t ringSlotBytes(int64_t elementBytes) {
+  return kStageRows * kStageColumns * elementBytes;
+}
+
+/// The dynamic shared memory of a ring kernel with `stages` slots.
+int64_t ringSharedBytes(int64_t stages, int64_t elementBytes) {
+  return kRingSlotsOffset + stages * ringSlotBytes(elementBytes);
+}
+
+/// A memref<{size} x type> view (workgroup space) of the dynamic shared
+/// memory `raw` at byte `offset`.
+Value sharedView(OpBuilder &b, Location loc, Value raw, int64_t offset,
+                 int64_t size, Type type) {
+  auto viewType = MemRefType::get(
+      {size}, type, MemRefLayoutAttrInterface(),
+      gpu::AddressSpaceAttr::get(b.getContext(), gpu::AddressSpace::Workgroup));
+  return memref::ViewOp::create(b, loc, viewType, raw,
+                                indexConstant(b, loc, offset), ValueRange());
+}
+
+/// The address of a memref's first element as an LLVM pointer of
+/// `addressSpace` (1: global, 3: shared), for cp.async.
+Value memrefPointer(OpBuilder &b, Location loc, Value memref,
+                    unsigned addressSpace) {
+  Value index = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, memref);
+  Value bits = arith::IndexCastOp::create(b, loc, b.getI64Type(), index);
+  return LLVM::IntToPtrOp::create(
+      b, loc, LLVM::LLVMPointerType::get(b.getContext(), addressSpace), bits);
+}
+
+/// `pointer` + `bytes` (an index).
+Value offsetPointer(OpBuilder &b, Location loc, Value pointer, Value bytes) {
+  return LLVM::GEPOp::create(
+      b, loc, pointer.getType(), b.getI8Type(), pointer,
+      ValueRange{arith::IndexCastOp::create(b, loc, b.getI64Type(), bytes)});
+}
+
+/// Chunk (16 bytes) position in a region slot of chunk `chunk` of staged
+/// row `line`: row-major, the chunk XOR-swizzled by the row (see above).
+Value ringChunk(IndexMath &m, Value line, Value chunk, int64_t rowChunks) {
+  Value physical = arith::XOrIOp::create(m.b, m.loc, chunk, m.rem(line, 8));
+  return m.add(m.mul(line, rowChunks), physical);
+}
+
+/// Where staged line `line` of a region comes from: its flattened input
+/// row and whether that row's tile row exists.
+using RingLineRow =
+    function_ref<std::pair<Value, Value>(IndexMath &, Value line)>;
+
+/// Issues this thread's cp.async copies of one region into ring slot
+/// `slot` of the slots at byte `slotsOffset` of the dynamic shared memory
+/// at `shared`: chunks t + 256 j, row by row, of the kStageColumns
+/// elements from tile column `firstTileCol` on. A chunk of a missing tile
+/// (its tile row or column past the tensor) copies the same place of tile
+/// (0, 0) instead.
+void issueRegionCopies(OpBuilder &b, Location loc, Value input, Value shared,
+                       int64_t slotsOffset, Value slot, Value firstTileCol,
+                       int64_t tileCols, int64_t cols, int64_t elementBytes,
+                       RingLineRow rowOf) {
+  IndexMath m{b, loc};
+  int64_t rowChunks = kStageColumns * elementBytes / 16;
+  int64_t tileRowChunks = elementBytes, chunkElements = 16 / elementBytes;
+  Value tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
+  Value slotBase =
+      m.add(m.c(slotsOffset), m.mul(slot, ringSlotBytes(elementBytes)));
+  for (int64_t j = 0; j < kStageRows * rowChunks / kThreadsPerBlock; ++j) {
+    Value unit = m.add(tid, m.c(j * kThreadsPerBlock));
+    Value line = m.div(unit, rowChunks), chunk = m.rem(unit, rowChunks);
+    auto [row, rowValid] = rowOf(m, line);
+    Value tileCol = m.add(firstTileCol, m.div(chunk, tileRowChunks));
+    Value valid =
+        arith::AndIOp::create(b, loc, rowValid, m.lt(tileCol, tileCols));
+    Value element = m.add(m.mul(row, cols), m.add(m.mul(firstTileCol, 16),
+                                                  m.mul(chunk, chunkElements)));
+    Value fallback = m.add(m.mul(m.rem(line, 16), cols),
+                           m.mul(m.rem(chunk, tileRowChunks), chunkElements));
+    element = arith::SelectOp::create(b, loc, valid, element, fallback);
+    Value destination =
+        m.add(slotBase, m.mul(ringChunk(m, line, chunk, rowChunks), 16));
+    NVVM::CpAsyncOp::create(
+        b, loc, offsetPointer(b, loc, shared, destination),
+        offsetPointer(b, loc, input, m.mul(element, elementBytes)),
+        b.getI32IntegerAttr(16),
+        NVVM::LoadCacheModifierKindAttr::get(b.getContext(),
+                                             NVVM::LoadCacheModifierKind::CG),
+        /*cpSize=*/Value());
+  }
+}
+
+/// The 16 elements (vector<16xT>) of staged line `line`, region tile
+/// column `tileCol`, of ring slot `slot`; `slots` is the slots' view in
+/// elements of T. 16-byte shared loads, concatenated.
+Value readRingRun(OpBuilder &b, Location loc, Value slots, Value slot,
+                  Value line, Value tileCol) {
+  IndexMath m{b, loc};
+  Type elementType = cast<MemRefType>(slots.getType()).getElementType();
+  int64_t elementBytes = elementType.getIntOrFloatBitWidth() / 8;
+  int64_t rowChunks = kStageColumns * elementBytes / 16;
+  int64_t chunkElements = 16 / elementBytes;
+  auto chunkType = VectorType::get({chunkElements}, elementType);
+  Value slotBase = m.mul(slot, ringSlotBytes(elementBytes) / elementBytes);
+  Value run;
+  for (int64_t q = 0; q < elementBytes; ++q) {
+    Value chunk = m.add(m.mul(tileCol, elementBytes), m.c(q));
+    Value piece = vector::LoadOp::create(
+        b, loc, chunkType, slots,
+        ValueRange{m.add(slotBase, m.mul(ringChunk(m, line, chunk, rowChunks),
+                                         chunkElements))},
+        /*nontemporal=*/false, llvm::Align(16));
+    if (!run) {
+      run = piece;
+      continue;
+    }
+    // Concatenation: the shuffle's indices count through both operands.
+    int64_t have = cast<VectorType>(run.getType()).getNumElements();
+    run = vector::ShuffleOp::create(
+        b, loc, run, piece,
+        llvm::to_vector(llvm::seq<int64_t>(0, have + chunkElements)));
+  }
+  return run;
+}
+
+/// The loop of a ring kernel: the copies of the block's first S - 1
+/// groups, then per group: wait for its copies (this thread's, then the
+/// block's at a barrier, after which nobody reads the slot the previous
+/// group used), issue the copies of the group S - 1 ahead into that slot,
+/// compute the group from its slot. Each iteration commits one cp.async
+/// group (empty past the end), so that wait_group S - 2 always means "the
+/// current group has landed".
+using RingIssue =
+    function_ref<void(OpBuilder &, Location, Value group, Value slot)>;
+using RingBody =
+    function_ref<void(OpBuilder &, Location, Value group, Value slot)>;
+
+void emitRingLoop(OpBuilder &b, Location loc,
+                  const PersistentSchedule &schedule, int64_t stages,
+                  RingIssue issue, RingBody body) {
+  IndexMath m{b, loc};
+  auto walked = [&](OpBuilder &nb, Location nl, Value group) -> Value {
+    if (!schedule.reverse)
+      return group;
+    return arith::SubIOp::create(
+        nb, nl, IndexMath{nb, nl}.c(schedule.groups - 1), group);
+  };
+  auto issueIfExists = [&](OpBuilder &nb, Location nl, Value group,
+                           Value slot) {
+    auto ifExists =
+        scf::IfOp::create(nb, nl, IndexMath{nb, nl}.lt(group, schedule.groups),
+                          /*withElseRegion=*/false);
+    {
+      OpBuilder::InsertionGuard guard(nb);
+      nb.setInsertionPointToStart(ifExists.thenBlock());
+      issue(nb, nl, walked(nb, nl, group), slot);
+    }
+    NVVM::CpAsyncCommitGroupOp::create(nb, nl);
+  };
+  Value block = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
+  for (int64_t s = 0; s + 1 < stages; ++s)
+    issueIfExists(b, loc, m.add(block, m.c(s * schedule.blocks)), m.c(s));
+  scf::ForOp::create(
+      b, loc, block, m.c(schedule.groups), m.c(schedule.blocks),
+      ValueRange{m.c(0)},
+      [&](OpBuilder &nb, Location nl, Value group, ValueRange iterArgs) {
+        IndexMath nm{nb, nl};
+        Value slot = iterArgs[0];
+        NVVM::CpAsyncWaitGroupOp::create(nb, nl, stages - 2);
+        gpu::BarrierOp::create(nb, nl);
+        // The slot of the previous group: (slot + S - 1) % S.
+        Value previous = arith::SelectOp::create(
+            nb, nl, nm.eq(slot, 0), nm.c(stages - 1),
+            arith::SubIOp::create(nb, nl, slot, nm.c(1)));
+        issueIfExists(nb, nl,
+                      nm.add(group, nm.c((stages - 1) * schedule.blocks)),
+                      previous);
+        body(nb, nl, walked(nb, nl, group), slot);
+        Value next = nm.add(slot, nm.c(1));
+        scf::YieldOp::create(
+            nb, nl,
+            ValueRange{arith::SelectOp::create(nb, nl, nm.eq(next, stages),
+                                               nm.c(0), next)
+                           .getResult()});
+      });
+  NVVM::CpAsyncWaitGroupOp::create(b, loc, 0);
 }
 
 /// Quantization with 16x16 blocks, persistent over 4 x 8-tile regions; a
@@ -1383,12 +1613,12 @@ PersistentSchedule tileSchedule(int64_t tileRows, int64_t tileCols,
 /// at a time. The codes of the region leave through the shared stage
 /// (flushRegionStage): row pieces for the codes, column pieces for the
 /// transposed copy.
-gpu::GPUFuncOp buildTileQuantizeKernel(ModuleOp module,
-                                       BlockScaledTensorType type,
-                                       Type elementType, bool stochastic,
-                                       bool amaxArgument, bool transposedCopy,
-                                       const ChipInfo &chip,
-                                       PersistentSchedule &schedule) {
+gpu::GPUFuncOp
+buildTileQuantizeKernel(ModuleOp module, BlockScaledTensorType type,
+                        Type elementType, bool stochastic, bool amaxArgument,
+                        bool transposedCopy, const QuantizeSchedule &forced,
+                        const ChipInfo &chip, PersistentSchedule &schedule,
+                        int64_t &sharedBytes) {
   static_assert(kRegionTileRows * 16 == kStageRows &&
                     kRegionTileCols == kStageRowPieces &&
                     kRegionTileCols * 16 == kStageColumns &&
@@ -1399,24 +1629,51 @@ gpu::GPUFuncOp buildTileQuantizeKernel(ModuleOp module,
   int64_t rows = type.getRows(), cols = type.getCols();
   int64_t tileRows = count / cols / 16, tileCols = cols / 16;
   int64_t regionCols = llvm::divideCeil(tileCols, kRegionTileCols);
-  schedule = tileSchedule(tileRows, tileCols, chip);
+  int64_t stages = forced.ringStages;
+  int64_t elementBytes = elementType.getIntOrFloatBitWidth() / 8;
+  sharedBytes = stages ? ringSharedBytes(stages, elementBytes) : 0;
+  schedule = tileSchedule(tileRows, tileCols, forced, sharedBytes, chip);
   PersistentSchedule local = schedule;
   QuantizeSignature sig = quantizeSignature(type, elementType, stochastic,
                                             amaxArgument, transposedCopy);
   bool linear = type.getLayout() == ScaleLayout::Linear;
-  std::string name = "nvfp4_quantize_" + shapeName(type.getShape()) + "x" +
-                     typeName(elementType) + "_16x16" +
-                     quantizeNameSuffix(stochastic, type, amaxArgument) +
-                     (transposedCopy ? "_and_transpose" : "");
+  std::string name =
+      "nvfp4_quantize_" + shapeName(type.getShape()) + "x" +
+      typeName(elementType) + "_16x16" +
+      quantizeNameSuffix(stochastic, type, amaxArgument) +
+      (transposedCopy ? "_and_transpose" : "") +
+      (stages ? "_ring" + std::to_string(stages) : "") +
+      (forced.gridBlocks ? "_grid" + std::to_string(schedule.blocks) : "");
   KernelOptions options;
-  options.workgroupBuffers = {encodeTableType(ctx), regionStageType(ctx)};
-  options.workgroupAlignments = {0, 16};
+  if (!stages) {
+    options.workgroupBuffers = {encodeTableType(ctx), regionStageType(ctx)};
+    options.workgroupAlignments = {0, 16};
+  }
   options.minBlocksPerMultiprocessor = kTileBlocksPerMultiprocessor;
   return getOrCreateKernel(
       module, name, sig.types, options,
       [&](OpBuilder &b, Location loc, ValueRange args) {
-        Value table = args[args.size() - 2];
-        RegionStage stage = regionStage(b, loc, args.back());
+        Value table, stageBytes, raw, slots, rawPointer;
+        if (stages) {
+          raw = gpu::DynamicSharedMemoryOp::create(
+              b, loc,
+              MemRefType::get({ShapedType::kDynamic}, b.getI8Type(),
+                              MemRefLayoutAttrInterface(),
+                              gpu::AddressSpaceAttr::get(
+                                  ctx, gpu::AddressSpace::Workgroup)));
+          table =
+              sharedView(b, loc, raw, kRingTableOffset, 128, b.getF32Type());
+          stageBytes = sharedView(b, loc, raw, kRingStageOffset, kStageBytes,
+                                  b.getI8Type());
+          slots = sharedView(
+              b, loc, raw, kRingSlotsOffset,
+              stages * ringSlotBytes(elementBytes) / elementBytes, elementType);
+          rawPointer = memrefPointer(b, loc, raw, /*addressSpace=*/3);
+        } else {
+          table = args[args.size() - 2];
+          stageBytes = args.back();
+        }
+        RegionStage stage = regionStage(b, loc, stageBytes);
         ScalarBuilder::TensorScale scale =
             quantizePrologue(b, loc, args, sig, table);
         Value codeWords = codesAsWords(b, loc, args[sig.codes]);
@@ -1426,22 +1683,18 @@ gpu::GPUFuncOp buildTileQuantizeKernel(ModuleOp module,
         Value lane = arith::IndexCastUIOp::create(
             b, loc, b.getI32Type(),
             gpu::LaneIdOp::create(b, loc, /*upperBound=*/nullptr));
-        emitPrefetchingLoop(
-            b, loc, local, ValueRange(),
-            [&](OpBuilder &nb, Location nl, Value region) {
-              IndexMath nm{nb, nl};
-              SmallVector<Value> loaded;
-              for (int64_t k = 0; k < kTilesPerHalfWarp; ++k) {
-                TileLane t =
-                    locateTileLane(nb, nl, region, k, tileRows, tileCols);
-                Value base =
-                    nm.add(nm.mul(t.row, cols), nm.mul(t.tileCol, 16));
-                loaded.push_back(loadSixteenRaw(nb, nl, args[sig.input], base));
-              }
-              return loaded;
-            },
-            [&](OpBuilder &nb, Location nl, Value region, ValueRange loaded,
-                ValueRange) {
+        auto loadRegisters = [&](OpBuilder &nb, Location nl, Value region) {
+          IndexMath nm{nb, nl};
+          SmallVector<Value> loaded;
+          for (int64_t k = 0; k < kTilesPerHalfWarp; ++k) {
+            TileLane t = locateTileLane(nb, nl, region, k, tileRows, tileCols);
+            Value base = nm.add(nm.mul(t.row, cols), nm.mul(t.tileCol, 16));
+            loaded.push_back(loadSixteenRaw(nb, nl, args[sig.input], base));
+          }
+          return loaded;
+        };
+        auto compute =
+            [&](OpBuilder &nb, Location nl, Value region, ValueRange loaded) {
               IndexMath rm{nb, nl};
               Value tid = gpu::ThreadIdOp::create(nb, nl, gpu::Dimension::x);
               Value halfWarp = rm.div(tid, 16);
@@ -1537,7 +1790,50 @@ gpu::GPUFuncOp buildTileQuantizeKernel(ModuleOp module,
                 parts.push_back({/*columns=*/true, /*scales=*/false,
                                  transposedWords, placeColumn});
               flushRegionStage(nb, nl, stage, parts);
-              return SmallVector<Value>();
+            };
+        if (!stages) {
+          emitPrefetchingLoop(b, loc, local, ValueRange(), loadRegisters,
+                              [&](OpBuilder &nb, Location nl, Value region,
+                                  ValueRange loaded, ValueRange) {
+                                compute(nb, nl, region, loaded);
+                                return SmallVector<Value>();
+                              });
+          return;
+        }
+        // The ring: the region's rows, then this lane's tile rows from its
+        // slot.
+        Value input =
+            memrefPointer(b, loc, args[sig.input], /*addressSpace=*/1);
+        auto issue = [&](OpBuilder &nb, Location nl, Value region, Value slot) {
+          IndexMath nm{nb, nl};
+          Value firstTileRow =
+              nm.mul(nm.div(region, regionCols), kRegionTileRows);
+          Value firstTileCol =
+              nm.mul(nm.rem(region, regionCols), kRegionTileCols);
+          issueRegionCopies(
+              nb, nl, input, rawPointer, kRingSlotsOffset, slot, firstTileCol,
+              tileCols, cols, elementBytes, [&](IndexMath &lm, Value line) {
+                Value tileRow = lm.add(firstTileRow, lm.div(line, 16));
+                return std::pair<Value, Value>{
+                    lm.add(lm.mul(tileRow, 16), lm.rem(line, 16)),
+                    lm.lt(tileRow, tileRows)};
+              });
+        };
+        emitRingLoop(
+            b, loc, local, stages, issue,
+            [&](OpBuilder &nb, Location nl, Value region, Value slot) {
+              IndexMath nm{nb, nl};
+              Value tid = gpu::ThreadIdOp::create(nb, nl, gpu::Dimension::x);
+              Value halfWarp = nm.div(tid, 16);
+              Value line =
+                  nm.add(nm.mul(nm.div(halfWarp, 4), 16), nm.rem(tid, 16));
+              SmallVector<Value> loaded;
+              for (int64_t k = 0; k < kTilesPerHalfWarp; ++k)
+                loaded.push_back(readRingRun(
+                    nb, nl, slots, slot, line,
+                    nm.add(nm.mul(nm.rem(halfWarp, 4), kTilesPerHalfWarp),
+                           nm.c(k))));
+              compute(nb, nl, region, loaded);
             });
       });
 }
@@ -1805,10 +2101,10 @@ DualBlock quantizeDualBlock(OpBuilder &b, Location loc, Value run,
 /// and scales of both parts leave through the shared stage
 /// (flushRegionStage): a region's 64 rows of rowwise pieces, its 128
 /// columns of columnwise ones.
-gpu::GPUFuncOp buildDualQuantizeKernel(ModuleOp module,
-                                       const DualQuantizeSpec &spec,
-                                       const ChipInfo &chip,
-                                       PersistentSchedule &schedule) {
+gpu::GPUFuncOp
+buildDualQuantizeKernel(ModuleOp module, const DualQuantizeSpec &spec,
+                        const QuantizeSchedule &forced, const ChipInfo &chip,
+                        PersistentSchedule &schedule, int64_t &sharedBytes) {
   static_assert(kDualRegionPairRows * 32 == kStageRows &&
                     kDualRegionTileCols == kStageRowPieces &&
                     kDualRegionTileCols * 16 == kStageColumns &&
@@ -1816,10 +2112,24 @@ gpu::GPUFuncOp buildDualQuantizeKernel(ModuleOp module,
                 "a region is one stage");
   MLIRContext *ctx = module.getContext();
   DualGeometry g(spec.shape);
-  schedule = persistentSchedule(g.regions() * kThreadsPerBlock,
-                                /*reverse=*/true,
-                                dualQuantizeBlocksPerMultiprocessor(spec),
-                                chip);
+  // With a ring (quantize-schedule ring<S>), dynamic shared memory: the
+  // two encode tables, the code stage, the transpose buffer, the slots.
+  int64_t stages = forced.ringStages;
+  int64_t elementBytes = spec.elementType.getIntOrFloatBitWidth() / 8;
+  int64_t transposeBytes =
+      transposeBufferType(spec.elementType).getNumElements() * elementBytes;
+  constexpr int64_t kTableBytes = 128 * 4;
+  int64_t stageOffset = 2 * kTableBytes;
+  int64_t transposeOffset = stageOffset + kStageBytes;
+  int64_t slotsOffset = llvm::alignTo(transposeOffset + transposeBytes, 16);
+  sharedBytes = stages ? slotsOffset + stages * ringSlotBytes(elementBytes) : 0;
+  schedule = persistentSchedule(
+      g.regions() * kThreadsPerBlock, /*reverse=*/true,
+      blocksFittingShared(dualQuantizeBlocksPerMultiprocessor(spec),
+                          sharedBytes, chip),
+      chip);
+  if (forced.gridBlocks > 0)
+    schedule.blocks = std::min(schedule.groups, forced.gridBlocks);
   PersistentSchedule local = schedule;
   DualQuantizeSignature sig = dualQuantizeSignature(spec);
   std::string name =
@@ -1827,25 +2137,54 @@ gpu::GPUFuncOp buildDualQuantizeKernel(ModuleOp module,
       typeName(spec.elementType) + "_row" +
       quantizeNameSuffix(spec.rowStochastic, spec.rowType,
                          spec.rowAmaxArgument) +
-      "_col" +
-      (spec.rhtMask ? "_rht" : "") +
+      "_col" + (spec.rhtMask ? "_rht" : "") +
       quantizeNameSuffix(spec.columnStochastic, spec.columnType,
                          spec.columnAmaxArgument) +
       (spec.columnAmaxCopy ? "_amaxcopy" : "") +
-      (spec.rhtMask ? "_mask" + std::to_string(*spec.rhtMask) : "");
+      (spec.rhtMask ? "_mask" + std::to_string(*spec.rhtMask) : "") +
+      (stages ? "_ring" + std::to_string(stages) : "") +
+      (forced.gridBlocks ? "_grid" + std::to_string(schedule.blocks) : "");
   KernelOptions options;
-  options.workgroupBuffers = {encodeTableType(ctx), encodeTableType(ctx),
-                              regionStageType(ctx),
-                              transposeBufferType(spec.elementType)};
-  options.workgroupAlignments = {0, 0, 16, 16};
+  if (!stages) {
+    options.workgroupBuffers = {encodeTableType(ctx), encodeTableType(ctx),
+                                regionStageType(ctx),
+                                transposeBufferType(spec.elementType)};
+    options.workgroupAlignments = {0, 0, 16, 16};
+  }
   options.minBlocksPerMultiprocessor = dualQuantizeBlocksPerMultiprocessor(spec);
   return getOrCreateKernel(
       module, name, sig.types, options,
       [&](OpBuilder &b, Location loc, ValueRange args) {
-        Value rowTable = args[args.size() - 4],
-              columnTable = args[args.size() - 3];
-        RegionStage stage = regionStage(b, loc, args[args.size() - 2]);
-        Value transposeBuffer = args.back();
+        Value rowTable, columnTable, stageBytes, transposeBuffer, slots,
+            rawPointer;
+        if (stages) {
+          Value raw = gpu::DynamicSharedMemoryOp::create(
+              b, loc,
+              MemRefType::get({ShapedType::kDynamic}, b.getI8Type(),
+                              MemRefLayoutAttrInterface(),
+                              gpu::AddressSpaceAttr::get(
+                                  ctx, gpu::AddressSpace::Workgroup)));
+          rowTable = sharedView(b, loc, raw, 0, 128, b.getF32Type());
+          columnTable =
+              sharedView(b, loc, raw, kTableBytes, 128, b.getF32Type());
+          stageBytes =
+              sharedView(b, loc, raw, stageOffset, kStageBytes, b.getI8Type());
+          transposeBuffer =
+              sharedView(b, loc, raw, transposeOffset,
+                         transposeBufferType(spec.elementType).getNumElements(),
+                         spec.elementType);
+          slots =
+              sharedView(b, loc, raw, slotsOffset,
+                         stages * ringSlotBytes(elementBytes) / elementBytes,
+                         spec.elementType);
+          rawPointer = memrefPointer(b, loc, raw, /*addressSpace=*/3);
+        } else {
+          rowTable = args[args.size() - 4];
+          columnTable = args[args.size() - 3];
+          stageBytes = args[args.size() - 2];
+          transposeBuffer = args.back();
+        }
+        RegionStage stage = regionStage(b, loc, stageBytes);
         auto optionalArg = [&](int64_t index) {
           return index >= 0 ? args[index] : Value();
         };
@@ -1862,13 +2201,8 @@ gpu::GPUFuncOp buildDualQuantizeKernel(ModuleOp module,
         Value columnSeed = optionalArg(sig.columnSeed);
         Value rowWords = codesAsWords(b, loc, args[sig.rowCodes]);
         Value columnWords = codesAsWords(b, loc, args[sig.columnCodes]);
-        emitPrefetchingLoop(
-            b, loc, local, ValueRange(),
-            [&](OpBuilder &nb, Location nl, Value region) {
-              return loadDualRuns(nb, nl, args[sig.input], region, g);
-            },
-            [&](OpBuilder &nb, Location nl, Value region, ValueRange loaded,
-                ValueRange) {
+        auto compute =
+            [&](OpBuilder &nb, Location nl, Value region, ValueRange loaded) {
               IndexMath nm{nb, nl};
               DualLane l = locateDualLane(nb, nl, region, g);
               Value tid = gpu::ThreadIdOp::create(nb, nl, gpu::Dimension::x);
@@ -1987,7 +2321,69 @@ gpu::GPUFuncOp buildDualQuantizeKernel(ModuleOp module,
                     columnCodes},
                    {/*columns=*/true, /*scales=*/true, args[sig.columnScales],
                     columnScales}});
-              return SmallVector<Value>();
+            };
+        if (!stages) {
+          emitPrefetchingLoop(
+              b, loc, local, ValueRange(),
+              [&](OpBuilder &nb, Location nl, Value region) {
+                return loadDualRuns(nb, nl, args[sig.input], region, g);
+              },
+              [&](OpBuilder &nb, Location nl, Value region, ValueRange loaded,
+                  ValueRange) {
+                compute(nb, nl, region, loaded);
+                return SmallVector<Value>();
+              });
+          return;
+        }
+        // The ring: staged line L of a region is row L % 16 of tile row
+        // L / 16 % 2 of pair row L / 32 (a pair with one tile row repeats
+        // it, like the lanes' loads); a lane reads its two runs, lines
+        // pair * 32 + 16 t + i, from the slot.
+        Value input =
+            memrefPointer(b, loc, args[sig.input], /*addressSpace=*/1);
+        auto issue = [&](OpBuilder &nb, Location nl, Value region, Value slot) {
+          IndexMath nm{nb, nl};
+          Value firstPairRow =
+              nm.mul(nm.div(region, g.regionCols), kDualRegionPairRows);
+          Value firstTileCol =
+              nm.mul(nm.rem(region, g.regionCols), kDualRegionTileCols);
+          issueRegionCopies(
+              nb, nl, input, rawPointer, slotsOffset, slot, firstTileCol,
+              g.tileCols, g.cols, elementBytes, [&](IndexMath &lm, Value line) {
+                OpBuilder &lb = lm.b;
+                Value pairRow = lm.add(firstPairRow, lm.div(line, 32));
+                Value valid = lm.lt(pairRow, g.pairRows());
+                Value pairRowC = arith::SelectOp::create(lb, lm.loc, valid,
+                                                         pairRow, lm.c(0));
+                Value batchIndex = lm.div(pairRowC, g.pairsPerMatrix);
+                Value pair = lm.rem(pairRowC, g.pairsPerMatrix);
+                Value tileRow =
+                    lm.add(lm.mul(pair, 2), lm.rem(lm.div(line, 16), 2));
+                if (!g.evenTileRows())
+                  tileRow = arith::SelectOp::create(lb, lm.loc,
+                                                    lm.lt(tileRow, g.tileRows),
+                                                    tileRow, lm.mul(pair, 2));
+                Value row = lm.add(
+                    lm.mul(lm.add(lm.mul(batchIndex, g.tileRows), tileRow), 16),
+                    lm.rem(line, 16));
+                return std::pair<Value, Value>{row, valid};
+              });
+        };
+        emitRingLoop(
+            b, loc, local, stages, issue,
+            [&](OpBuilder &nb, Location nl, Value region, Value slot) {
+              IndexMath nm{nb, nl};
+              Value tid = gpu::ThreadIdOp::create(nb, nl, gpu::Dimension::x);
+              Value halfWarp = nm.div(tid, 16), i = nm.rem(tid, 16);
+              Value pairLine =
+                  nm.mul(nm.div(halfWarp, kDualRegionTileCols), 32);
+              Value tileCol = nm.rem(halfWarp, kDualRegionTileCols);
+              SmallVector<Value> loaded;
+              for (int64_t t = 0; t < 2; ++t)
+                loaded.push_back(readRingRun(
+                    nb, nl, slots, slot,
+                    nm.add(pairLine, nm.add(nm.c(16 * t), i)), tileCol));
+              compute(nb, nl, region, loaded);
             });
       });
 }
@@ -2289,7 +2685,8 @@ quantizeToBuffers(ConversionPatternRewriter &rewriter, Location loc,
                   const TypeConverter &converter, ModuleOp module,
                   BlockScaledTensorType type, Value input, AmaxInput given,
                   Value seed, bool stochastic, std::optional<uint32_t> rhtMask,
-                  BlockScaledTensorType transposedType, const ChipInfo &chip) {
+                  BlockScaledTensorType transposedType,
+                  const QuantizeSchedule &tileForced, const ChipInfo &chip) {
   bool transposedCopy = static_cast<bool>(transposedType);
   auto inputType = cast<MemRefType>(input.getType());
   int64_t count = inputType.getNumElements();
@@ -2336,22 +2733,35 @@ quantizeToBuffers(ConversionPatternRewriter &rewriter, Location loc,
     args.push_back(seed);
   Type elementType = inputType.getElementType();
   PersistentSchedule schedule{};
+  int64_t sharedBytes = 0;
   gpu::GPUFuncOp kernel =
       type.getBlockRows() == 1
           ? buildRowQuantizeKernel(module, type, elementType, stochastic,
                                    rhtMask, amax.argument, chip, schedule)
           : buildTileQuantizeKernel(module, type, elementType, stochastic,
-                                    amax.argument, transposedCopy, chip,
-                                    schedule);
-  launchKernel(rewriter, loc, kernel, schedule.blocks * kThreadsPerBlock,
-               kThreadsPerBlock, args);
+                                    amax.argument, transposedCopy, tileForced,
+                                    chip, schedule, sharedBytes);
+  if (sharedBytes > chip.maxSharedMemoryPerBlock) {
+    emitError(loc) << "cannot use quantize-schedule ring"
+                   << tileForced.ringStages << ": the kernel needs "
+                   << sharedBytes << " bytes of shared memory, " << chip.name
+                   << " has " << chip.maxSharedMemoryPerBlock;
+    return failure();
+  }
+  if (sharedBytes)
+    launchKernel(rewriter, loc, kernel, {schedule.blocks, 1, 1},
+                 kThreadsPerBlock, sharedBytes, args);
+  else
+    launchKernel(rewriter, loc, kernel, schedule.blocks * kThreadsPerBlock,
+                 kThreadsPerBlock, args);
   return result;
 }
 
 struct QuantizeToGPU : OpConversionPattern<QuantizeOp> {
   QuantizeToGPU(const TypeConverter &converter, MLIRContext *ctx,
-                const ChipInfo &chip)
-      : OpConversionPattern(converter, ctx), chip(chip) {}
+                const ChipInfo &chip, const QuantizeSchedule &tileForced)
+      : OpConversionPattern(converter, ctx), chip(chip),
+        tileForced(tileForced) {}
 
   LogicalResult
   matchAndRewrite(QuantizeOp op, OneToNOpAdaptor adaptor,
@@ -2378,7 +2788,7 @@ struct QuantizeToGPU : OpConversionPattern<QuantizeOp> {
         op.getHadamard(),
         transposes.empty() ? BlockScaledTensorType()
                            : transposes.front().getResult().getType(),
-        chip);
+        tileForced, chip);
     if (failed(parts))
       return rewriter.notifyMatchFailure(op, "unconvertible result type");
     for (TransposeOp transpose : transposes)
@@ -2392,6 +2802,7 @@ struct QuantizeToGPU : OpConversionPattern<QuantizeOp> {
   }
 
   const ChipInfo &chip;
+  QuantizeSchedule tileForced;
 };
 
 /// nvfp4.dual_quantize: the amax pass its default amaxes need (one read of
@@ -2399,8 +2810,9 @@ struct QuantizeToGPU : OpConversionPattern<QuantizeOp> {
 /// reads the input once and writes both quantizations.
 struct DualQuantizeToGPU : OpConversionPattern<DualQuantizeOp> {
   DualQuantizeToGPU(const TypeConverter &converter, MLIRContext *ctx,
-                    const ChipInfo &chip)
-      : OpConversionPattern(converter, ctx), chip(chip) {}
+                    const ChipInfo &chip, const QuantizeSchedule &tileForced)
+      : OpConversionPattern(converter, ctx), chip(chip),
+        tileForced(tileForced) {}
 
   LogicalResult
   matchAndRewrite(DualQuantizeOp op, OneToNOpAdaptor adaptor,
@@ -2490,9 +2902,20 @@ struct DualQuantizeToGPU : OpConversionPattern<DualQuantizeOp> {
     if (spec.columnStochastic)
       args.push_back(adaptor.getColumnwiseSeed().front());
     PersistentSchedule schedule{};
-    gpu::GPUFuncOp kernel = buildDualQuantizeKernel(module, spec, chip, schedule);
-    launchKernel(rewriter, loc, kernel, schedule.blocks * kThreadsPerBlock,
-                 kThreadsPerBlock, args);
+    int64_t sharedBytes = 0;
+    gpu::GPUFuncOp kernel = buildDualQuantizeKernel(
+        module, spec, tileForced, chip, schedule, sharedBytes);
+    if (sharedBytes > chip.maxSharedMemoryPerBlock)
+      return op.emitOpError("cannot use quantize-schedule ring")
+             << tileForced.ringStages << ": the kernel needs " << sharedBytes
+             << " bytes of shared memory, " << chip.name << " has "
+             << chip.maxSharedMemoryPerBlock;
+    if (sharedBytes)
+      launchKernel(rewriter, loc, kernel, {schedule.blocks, 1, 1},
+                   kThreadsPerBlock, sharedBytes, args);
+    else
+      launchKernel(rewriter, loc, kernel, schedule.blocks * kThreadsPerBlock,
+                   kThreadsPerBlock, args);
     rewriter.replaceOpWithMultiple(
         op, {{rowParts->first, rowParts->second, row.buffer},
              {columnParts->first, columnParts->second, column.buffer}});
@@ -2500,6 +2923,7 @@ struct DualQuantizeToGPU : OpConversionPattern<DualQuantizeOp> {
   }
 
   const ChipInfo &chip;
+  QuantizeSchedule tileForced;
 };
 
 /// An RHT on its own (nvfp4-fuse-quantization folds the ones that feed
@@ -2589,11 +3013,55 @@ kernels::quantizeRunNearestEven(OpBuilder &b, Location loc,
   return {run.scaleCode, packNearestEven(b, loc, run.scaled, chip)};
 }
 
-void mlir::nvfp4::populateQuantizeToGPUPatterns(const TypeConverter &converter,
-                                                RewritePatternSet &patterns,
-                                                const ChipInfo &chip) {
+FailureOr<QuantizeSchedule>
+mlir::nvfp4::parseQuantizeSchedule(StringRef text, std::string &message) {
+  QuantizeSchedule schedule;
+  if (text.empty())
+    return schedule;
+  StringRef rest = text;
+  auto number = [&](StringRef prefix, int64_t &value) {
+    if (!rest.consume_front(prefix))
+      return false;
+    size_t digits = rest.find_first_not_of("0123456789");
+    StringRef head = rest.take_front(digits);
+    if (head.empty() || head.getAsInteger(10, value))
+      return false;
+    rest = rest.drop_front(head.size());
+    return true;
+  };
+  bool registers = rest.consume_front("registers");
+  if (registers) {
+    schedule.ringStages = 0;
+  } else if (!number("ring", schedule.ringStages)) {
+    message = "quantize-schedule '" + text.str() +
+              "' does not start with 'registers' or 'ring<stages>'";
+    return failure();
+  }
+  if (!registers && (schedule.ringStages < 2 || schedule.ringStages > 4)) {
+    message =
+        "quantize-schedule '" + text.str() + "': a ring has 2 to 4 stages";
+    return failure();
+  }
+  if (!rest.empty() &&
+      (!number("_grid", schedule.gridBlocks) || schedule.gridBlocks < 1)) {
+    message = "quantize-schedule '" + text.str() +
+              "': expected '_grid<blocks>' (at least 1) after the input path";
+    return failure();
+  }
+  if (!rest.empty()) {
+    message = "quantize-schedule '" + text.str() + "': unexpected '" +
+              rest.str() + "'";
+    return failure();
+  }
+  return schedule;
+}
+
+void mlir::nvfp4::populateQuantizeToGPUPatterns(
+    const TypeConverter &converter, RewritePatternSet &patterns,
+    const ChipInfo &chip, const QuantizeSchedule &schedule) {
   MLIRContext *ctx = patterns.getContext();
   patterns.add<DequantizeToGPU, HadamardToGPU>(converter, ctx);
-  patterns.add<AmaxToGPU, QuantizeToGPU, DualQuantizeToGPU>(converter, ctx,
-                                                            chip);
+  patterns.add<AmaxToGPU>(converter, ctx, chip);
+  patterns.add<QuantizeToGPU, DualQuantizeToGPU>(converter, ctx, chip,
+                                                 schedule);
 }

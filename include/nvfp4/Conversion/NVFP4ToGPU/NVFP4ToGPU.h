@@ -22,12 +22,35 @@ public:
   GPUHostTypeConverter();
 };
 
+/// How the 16x16 quantize kernels (with or without the transposed copy) and
+/// the dual quantize kernels bring their input in: convert-nvfp4-to-gpu's
+/// quantize-schedule, so that both ways can be measured against each other in
+/// one run.
+struct QuantizeSchedule {
+  /// 0: each thread loads its rows of the next region into registers while
+  /// it computes the current one; 2-4: a ring of that many regions in
+  /// shared memory, filled by 16-byte cp.async copies (consecutive threads
+  /// on consecutive addresses), ringStages - 1 regions in flight.
+  int64_t ringStages = 0;
+  /// Blocks of the persistent grid; 0: the chip's. A small grid makes a
+  /// small tensor walk the ring several times (the GPU suite's cases).
+  int64_t gridBlocks = 0;
+};
+
+/// Parses a quantize-schedule: "" (the default), "registers" or "ring<S>"
+/// (S = 2..4), either optionally followed by "_grid<N>" (N >= 1). On
+/// failure `message` says why.
+FailureOr<QuantizeSchedule> parseQuantizeSchedule(StringRef text,
+                                                  std::string &message);
+
 /// Patterns that replace nvfp4.amax, nvfp4.quantize, nvfp4.hadamard and
 /// nvfp4.dequantize by kernel launches for `chip`. Kernels are created in
-/// the `gpu.module @nvfp4_kernels` of the enclosing module.
+/// the `gpu.module @nvfp4_kernels` of the enclosing module. `schedule`
+/// applies to the 16x16 and dual quantize kernels.
 void populateQuantizeToGPUPatterns(const TypeConverter &converter,
                                    RewritePatternSet &patterns,
-                                   const ::nvfp4::target::ChipInfo &chip);
+                                   const ::nvfp4::target::ChipInfo &chip,
+                                   const QuantizeSchedule &schedule = {});
 
 /// Patterns that replace nvfp4.scaled_matmul and
 /// nvfp4.scaled_matmul_quantize by a launch of `chip`'s tensor-core GEMM
