@@ -354,6 +354,131 @@ def dequantize_case(out, args, name, shape, block):
                {"kind": "dequantize", "args": ["x"], "results": ["y"]}, args)
 
 
+MX_ELEMENTS = {"mxfp8_e4m3": "f8E4M3FN", "mxfp8_e5m2": "f8E5M2",
+               "mxfp4": "f4E2M1FN"}
+
+
+def mx_tensor_type(shape, format, swizzled):
+    dims = "x".join(str(d) for d in shape)
+    layout = ", layout = swizzled_128x4" if swizzled else ""
+    return (f"!nvfp4.tensor<{dims}x{MX_ELEMENTS[format]}, scale = f8E8M0FNU, "
+            f"block = 1x32{layout}>")
+
+
+def make_mx_input(shape, seed, edge=False, exponents=(-140, 120)):
+    """BF16 data for the MX formats: per-32-block magnitudes from 2^-140 to
+    2^120 (scales near both ends of E8M0, BF16 subnormals, blocks that
+    flush to zero) and, with `edge`, make_input's edge values plus +-Inf,
+    an all-zero block and a block of one huge value among tiny ones."""
+    rng = np.random.default_rng(seed)
+    rows, cols = int(np.prod(shape[:-1])), shape[-1]
+    x = rng.standard_normal((rows, cols // 32, 32)).astype(np.float32)
+    lo, hi = exponents
+    x *= np.exp2(rng.integers(lo, hi + 1, size=(rows, cols // 32, 1))).astype(np.float32)
+    bits = bf16_bits(x.reshape(shape))
+    if edge:
+        flat = bits.reshape(-1)
+        flat[:64] = make_input((64,), seed, edge=True).reshape(-1)
+        flat[64:68] = [0x7F80, 0xFF80, 0x3F80, 0xBF80]  # +Inf, -Inf, 1, -1
+        flat[96:128] = 0
+        flat[128:160] = bf16_bits(np.float32(1e-30) * np.arange(1, 33))
+        flat[130] = 0x7F7F  # the largest finite BF16
+    return bits
+
+
+def mx_quantize_case(out, args, name, shape, format, swizzled=False,
+                     edge=False, dtype="bf16", data_seed=21):
+    """nvfp4.quantize to an MX format (MXKernels.cpp): codes (MXFP8 one
+    byte an element, MXFP4 packed), E8M0 scales, and an amax part of 0."""
+    # F16 holds 2^-24 .. 65504: keep the data in its range.
+    exponents = (-20, 12) if dtype == "f16" else (-140, 120)
+    device_x, x = as_input_type(make_mx_input(shape, data_seed, edge,
+                                              exponents), dtype)
+    q = nvfp4.quantize(x, format=format)
+    codes = q.packed if format == "mxfp4" else q.codes
+    scales = np.asarray(q.scales, np.uint8)
+    if swizzled:
+        scales = swizzled_scales(scales, (1, 32))
+    dims = "x".join(str(d) for d in shape)
+    t = mx_tensor_type(shape, format, swizzled)
+    mlir = (f"func.func @main(%x: tensor<{dims}x{dtype}>) -> {t} {{\n"
+            f"  %q = nvfp4.quantize %x : tensor<{dims}x{dtype}> -> {t}\n"
+            f"  return %q : {t}\n}}\n")
+    write_case(out, name, mlir, {"x": device_x},
+               {"codes": np.asarray(codes, np.uint8).reshape(-1),
+                "scales": scales.reshape(-1),
+                "amax": np.zeros(1, np.uint32)},
+               {"kind": "quantize", "args": ["x"],
+                "results": ["codes", "scales", "amax"]}, args)
+
+
+def mx_dequantize_case(out, args, name, shape, format, result="f32",
+                       swizzled=False, edge=True):
+    """nvfp4.dequantize of an MX quantization on the GPU: f32 results
+    compared bit for bit, except that any NaN matches any NaN (the GPU's
+    multiply returns the canonical NaN), or BF16 ones rounded to nearest
+    even here from the library's f32 values (no NaN in the data)."""
+    x = make_mx_input(shape, 23, edge)
+    q = nvfp4.quantize(x, format=format)
+    want = nvfp4.dequantize(q).astype(np.float32).reshape(-1)
+    if result == "bf16":
+        assert not np.isnan(want).any()
+        want = bf16_bits(want)
+    else:
+        want = want.view(np.uint32)
+    dims = "x".join(str(d) for d in shape)
+    t = mx_tensor_type(shape, format, swizzled)
+    mlir = (f"func.func @main(%x: tensor<{dims}xbf16>) -> tensor<{dims}x{result}> {{\n"
+            f"  %q = nvfp4.quantize %x : tensor<{dims}xbf16> -> {t}\n"
+            f"  %d = nvfp4.dequantize %q : {t} -> tensor<{dims}x{result}>\n"
+            f"  return %d : tensor<{dims}x{result}>\n}}\n")
+    write_case(out, name, mlir, {"x": x}, {"y": want},
+               {"kind": "dequantize", "args": ["x"], "results": ["y"],
+                "result_type": result,
+                "any_nan": ["y"] if result == "f32" else []}, args)
+
+
+def mx_matmul_case(out, args, name, m, n, k, format_a, format_b=None,
+                   alpha=1.0, swizzled_b=False, result="f32", batch=None):
+    """An MX GEMM on the GPU (the SIMT kernel: docs/Numerics.md 11.4's
+    order), compared bit for bit with the library's scaledMatmulMX (per
+    batch element for batched shapes)."""
+    format_b = format_b or format_a
+    lead = (batch,) if batch else ()
+    a = make_mx_input(lead + (m, k), 31, exponents=(-20, 20))
+    b = make_mx_input(lead + (n, k), 32, exponents=(-20, 20))
+    qa = nvfp4.quantize(a, format=format_a)
+    qb = nvfp4.quantize(b, format=format_b)
+    if batch:
+        want = np.stack([
+            np.asarray(nvfp4.scaled_matmul(
+                nvfp4.quantize(a[i], format=format_a),
+                nvfp4.quantize(b[i], format=format_b), alpha=alpha),
+                np.float32) for i in range(batch)])
+    else:
+        want = np.asarray(nvfp4.scaled_matmul(qa, qb, alpha=alpha), np.float32)
+    ta = mx_tensor_type(lead + (m, k), format_a, False)
+    tb = mx_tensor_type(lead + (n, k), format_b, swizzled_b)
+    dims = lambda *d: "x".join(str(x) for x in lead + d)
+    mlir = (f"func.func @main(%a: tensor<{dims(m, k)}xbf16>, "
+            f"%b: tensor<{dims(n, k)}xbf16>, %alpha: f32) -> "
+            f"tensor<{dims(m, n)}x{result}> {{\n"
+            f"  %qa = nvfp4.quantize %a : tensor<{dims(m, k)}xbf16> -> {ta}\n"
+            f"  %qb = nvfp4.quantize %b : tensor<{dims(n, k)}xbf16> -> {tb}\n"
+            f"  %c = nvfp4.scaled_matmul %qa, %qb alpha(%alpha) : {ta}, {tb}"
+            f" -> tensor<{dims(m, n)}x{result}>\n"
+            f"  return %c : tensor<{dims(m, n)}x{result}>\n}}\n")
+    if result == "bf16":
+        assert not np.isnan(want).any()
+        want_bytes = bf16_bits(want).reshape(-1)
+    else:
+        want_bytes = want.reshape(-1).view(np.uint32)
+    write_case(out, name, mlir, {"a": a, "b": b}, {"c": want_bytes},
+               {"kind": "matmul", "args": ["a", "b", "alpha"],
+                "scalars": {"alpha": alpha}, "results": ["c"],
+                "result_type": result}, args)
+
+
 def weight_copies_case(out, args, name, shape, rounding="rn", seed=0,
                        flags=()):
     """A 16x16 weight quantization and its transposed copy (fprop W, dgrad
@@ -1180,6 +1305,45 @@ def main():
         if kernels is not None and not any(
                 kk.endswith("_ts") and "_q_" not in kk for kk in kernels):
             raise SystemExit(f"{name}: no TMA-store GEMM: {kernels}")
+    # The MX formats (issue 20): every format, input type and scale
+    # layout, edge values (NaN, +-Inf, zero blocks, BF16 subnormals, the
+    # largest BF16), E8M0 scales near both ends, a grid whose last block of
+    # threads is partly empty (375 blocks), swizzled padding and batches;
+    # dequantization to f32 (bit for bit; a NaN matches any NaN) and BF16.
+    for fmt in ("mxfp8_e4m3", "mxfp8_e5m2", "mxfp4"):
+        mx_quantize_case(out, args, f"mx_quantize_{fmt}_256x1024", (256, 1024),
+                         fmt)
+        mx_quantize_case(out, args, f"mx_quantize_{fmt}_edge_64x256",
+                         (64, 256), fmt, edge=True)
+        mx_quantize_case(out, args, f"mx_quantize_{fmt}_f32_edge_64x256",
+                         (64, 256), fmt, edge=True, dtype="f32")
+        mx_quantize_case(out, args, f"mx_quantize_{fmt}_f16_96x160",
+                         (96, 160), fmt, dtype="f16")
+        mx_quantize_case(out, args, f"mx_quantize_{fmt}_ragged_125x96",
+                         (125, 96), fmt, edge=True)
+        mx_quantize_case(out, args, f"mx_quantize_{fmt}_swizzled_200x96",
+                         (200, 96), fmt, swizzled=True, edge=True)
+        mx_quantize_case(out, args,
+                         f"mx_quantize_{fmt}_swizzled_batched_3x40x128",
+                         (3, 40, 128), fmt, swizzled=True)
+        mx_dequantize_case(out, args, f"mx_dequantize_{fmt}_edge_64x256",
+                           (64, 256), fmt)
+        mx_dequantize_case(out, args, f"mx_dequantize_{fmt}_swizzled_200x96",
+                           (200, 96), fmt, swizzled=True)
+        mx_dequantize_case(out, args, f"mx_dequantize_{fmt}_bf16_128x256",
+                           (128, 256), fmt, result="bf16", edge=False)
+    # The MX GEMM (SIMT, bit-exact): MXFP8 E4M3 x E4M3 and E4M3 x E5M2 (as
+    # kind::mxf8f6f4 allows), MXFP4, ragged shapes, batches, swizzled B
+    # scales, alpha, BF16 results.
+    mx_matmul_case(out, args, "mx_matmul_mxfp8_e4m3_200x96x512", 200, 96, 512,
+                   "mxfp8_e4m3")
+    mx_matmul_case(out, args, "mx_matmul_mxfp8_e4m3_e5m2_64x80x256_bf16", 64,
+                   80, 256, "mxfp8_e4m3", "mxfp8_e5m2", alpha=0.5,
+                   result="bf16")
+    mx_matmul_case(out, args, "mx_matmul_mxfp4_129x40x320", 129, 40, 320,
+                   "mxfp4", alpha=3.0)
+    mx_matmul_case(out, args, "mx_matmul_mxfp4_batched_2x48x32x128_swizzled",
+                   48, 32, 128, "mxfp4", swizzled_b=True, batch=2)
     print("cases written to", out)
 
 

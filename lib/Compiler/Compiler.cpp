@@ -731,6 +731,9 @@ mlir::nvfp4::compileModule(ModuleOp module, const CompileOptions &options) {
     PrecisionPolicy policy;
     policy.keepFirst = options.keepFirst;
     policy.keepLast = options.keepLast;
+    if (std::optional<std::string> error =
+            parseKindFormats(options.formats, policy.formats))
+      return emitError(loc) << "--formats=" << *error;
     assignPrecision(module, policy, &decisions);
     assignTiming.stop();
 

@@ -40,6 +40,11 @@ unsigned PrecisionReport::numNVFP4Gemms() const {
   return llvm::count_if(gemms, [](const GemmReport &g) { return g.isNVFP4(); });
 }
 
+unsigned PrecisionReport::numGemmsIn(StringRef precision) const {
+  return llvm::count_if(
+      gemms, [&](const GemmReport &g) { return g.precision == precision; });
+}
+
 /// "file:line:col" with the file's base name, or the printed location.
 static std::string formatLocation(Location loc) {
   if (auto fileLoc = dyn_cast<FileLineColLoc>(loc))
@@ -115,6 +120,7 @@ static void findQuantization(Value value, OperandReport &report) {
 static OperandReport reportOperand(Value operand) {
   OperandReport report;
   auto type = cast<BlockScaledTensorType>(operand.getType());
+  report.format = stringifyBlockScaledFormat(type.getFormat()).str();
   report.block = formatBlock(type);
   findQuantization(operand, report);
   return report;
@@ -153,7 +159,18 @@ FailureOr<PrecisionReport> mlir::nvfp4::buildPrecisionReport(ModuleOp module) {
     if (auto matmul = dyn_cast<ScaledMatmulOp>(op)) {
       BlockScaledTensorType lhs = matmul.getLhs().getType();
       BlockScaledTensorType rhs = matmul.getRhs().getType();
-      gemm.precision = "nvfp4";
+      // The precision names the format family: MXFP8 whatever its elements.
+      switch (lhs.getFormat()) {
+      case BlockScaledFormat::NVFP4:
+        gemm.precision = stringifyPrecision(Precision::NVFP4).str();
+        break;
+      case BlockScaledFormat::MXFP4:
+        gemm.precision = stringifyPrecision(Precision::MXFP4).str();
+        break;
+      default:
+        gemm.precision = stringifyPrecision(Precision::MXFP8).str();
+        break;
+      }
       gemm.applied = true;
       if (std::optional<GemmRole> role = matmul.getRole()) {
         gemm.role = *role;
@@ -182,13 +199,16 @@ FailureOr<PrecisionReport> mlir::nvfp4::buildPrecisionReport(ModuleOp module) {
       gemm.m = info->shape.m;
       gemm.n = info->shape.n;
       gemm.k = info->shape.k;
-      if (info->precision == Precision::NVFP4) {
+      if (info->precision && isBlockScaledPrecision(*info->precision)) {
         // Not rewritten yet: show the recipe nvfp4-apply-recipe will apply
         // with its default options.
         GemmRecipe recipe = planRecipe(*info, RecipeOptions());
         for (const OperandRecipe &operand : recipe.operands) {
           OperandReport r;
-          r.block = operand.twoDimensional ? "16x16" : "1x16";
+          r.format = stringifyBlockScaledFormat(operand.format).str();
+          r.block = operand.format != BlockScaledFormat::NVFP4
+                        ? "1x32"
+                        : operand.twoDimensional ? "16x16" : "1x16";
           r.hadamard = operand.hadamard;
           r.rounding = operand.rounding;
           gemm.operands.push_back(r);
@@ -213,6 +233,8 @@ FailureOr<PrecisionReport> mlir::nvfp4::buildPrecisionReport(ModuleOp module) {
     ++layer.numGemms;
     layer.flops += gemm.flops;
     report.flops += gemm.flops;
+    layer.flopsByPrecision[gemm.precision] += gemm.flops;
+    report.flopsByPrecision[gemm.precision] += gemm.flops;
     if (gemm.isNVFP4()) {
       ++layer.numNVFP4Gemms;
       layer.nvfp4Flops += gemm.flops;
@@ -238,8 +260,17 @@ static llvm::json::Value optionalLayer(std::optional<int64_t> layer) {
 // time, so that a model of 10,000 blocks (30,000 GEMMs) never holds the
 // whole document as a json::Value tree (several hundred bytes per key).
 
+static llvm::json::Value
+flopsToJSON(const std::map<std::string, uint64_t> &flops) {
+  llvm::json::Object object;
+  for (const auto &[precision, count] : flops)
+    object[precision] = count;
+  return object;
+}
+
 static llvm::json::Value layerToJSON(const LayerReport &layer) {
   return llvm::json::Object{
+      {"flops_by_precision", flopsToJSON(layer.flopsByPrecision)},
       {"layer", optionalLayer(layer.layer)},
       {"gemms", layer.numGemms},
       {"nvfp4_gemms", layer.numNVFP4Gemms},
@@ -267,11 +298,12 @@ static llvm::json::Value gemmToJSON(const GemmReport &gemm) {
       {"k", gemm.k},
       {"flops", gemm.flops},
   };
-  if (gemm.isNVFP4()) {
+  if (gemm.isBlockScaled()) {
     llvm::json::Array operands;
     for (const OperandReport &operand : gemm.operands)
       operands.push_back(llvm::json::Object{
           {"block", operand.block},
+          {"format", operand.format},
           {"rht", operand.hadamard},
           {"rounding",
            operand.rounding
@@ -288,6 +320,7 @@ static llvm::json::Value gemmToJSON(const GemmReport &gemm) {
 
 static llvm::json::Value summaryToJSON(const PrecisionReport &report) {
   return llvm::json::Object{
+      {"flops_by_precision", flopsToJSON(report.flopsByPrecision)},
       {"gemms", uint64_t(report.gemms.size())},
       {"nvfp4_gemms", report.numNVFP4Gemms()},
       {"flops", report.flops},

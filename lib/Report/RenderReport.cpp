@@ -25,6 +25,9 @@ static std::string operandText(const GemmReport &gemm, unsigned i) {
   if (i >= gemm.operands.size())
     return "-";
   const OperandReport &operand = gemm.operands[i];
+  // MX operands are always 1x32, round to nearest, without RHT.
+  if (operand.format != "nvfp4")
+    return operand.format;
   std::string text = operand.block;
   if (operand.hadamard)
     text += "+rht";
@@ -37,9 +40,24 @@ std::string mlir::nvfp4::renderTable(const PrecisionReport &report) {
   std::string text;
   llvm::raw_string_ostream os(text);
   os << "NVFP4 precision report: " << report.gemms.size() << " GEMMs, "
-     << report.numNVFP4Gemms() << " in NVFP4\n";
+     << report.numNVFP4Gemms() << " in NVFP4";
+  // The MX formats only when a GEMM uses them (NVFP4-only reports keep
+  // their two lines).
+  static constexpr llvm::StringLiteral kMXPrecisions[] = {"mxfp8", "mxfp4"};
+  for (StringRef mx : kMXPrecisions)
+    if (unsigned count = report.numGemmsIn(mx))
+      os << ", " << count << " in " << mx.upper();
+  os << "\n";
   os << "GEMM FLOPs: " << report.flops << " total, " << report.nvfp4Flops
-     << " in NVFP4 (" << percent(report.nvfp4Share()) << ")\n";
+     << " in NVFP4 (" << percent(report.nvfp4Share()) << ")";
+  for (StringRef mx : kMXPrecisions) {
+    auto it = report.flopsByPrecision.find(mx.str());
+    if (it != report.flopsByPrecision.end() && report.numGemmsIn(mx))
+      os << ", " << it->second << " in " << mx.upper() << " ("
+         << percent(report.flops ? double(it->second) / report.flops : 0)
+         << ")";
+  }
+  os << "\n";
 
   os << "\nPer layer:\n";
   os << llvm::formatv("{0,6}  {1,5}  {2,5}  {3,20}  {4,20}  {5,8}\n", "layer",
@@ -62,7 +80,7 @@ std::string mlir::nvfp4::renderTable(const PrecisionReport &report) {
         llvm::formatv("{0}x{1}x{2}x{3}", gemm.batch, gemm.m, gemm.n, gemm.k)
             .str();
     std::string precision = gemm.precision;
-    if (gemm.isNVFP4() && !gemm.applied)
+    if (gemm.isBlockScaled() && !gemm.applied)
       precision += "*";
     os << llvm::formatv(
         "{0,6}  {1,-10} {2,-6} {3,-9} {4,-9} {5,-14} {6,-14} {7,-26} {8,16}  "
@@ -73,7 +91,7 @@ std::string mlir::nvfp4::renderTable(const PrecisionReport &report) {
         gemm.flops, gemm.location);
   }
   if (llvm::any_of(report.gemms, [](const GemmReport &gemm) {
-        return gemm.isNVFP4() && !gemm.applied;
+        return gemm.isBlockScaled() && !gemm.applied;
       }))
     os << "(nvfp4*: recipe planned, nvfp4-apply-recipe not run yet)\n";
   return text;

@@ -51,11 +51,13 @@
 // JSON-NEXT: "operands": [
 // JSON-NEXT:   {
 // JSON-NEXT:     "block": "1x16",
+// JSON-NEXT:     "format": "nvfp4",
 // JSON-NEXT:     "rht": true,
 // JSON-NEXT:     "rounding": "stochastic"
 // JSON-NEXT:   },
 // JSON-NEXT:   {
 // JSON-NEXT:     "block": "1x16",
+// JSON-NEXT:     "format": "nvfp4",
 // JSON-NEXT:     "rht": true,
 // JSON-NEXT:     "rounding": "nearest_even"
 // JSON-NEXT:   }
@@ -69,6 +71,11 @@
 // JSON:      "layers": [
 // JSON:      "summary": {
 // JSON-NEXT:   "flops": 606208,
+// JSON-NEXT:   "flops_by_precision": {
+// JSON-NEXT:     "bf16": 196608,
+// JSON-NEXT:     "nvfp4": 393216,
+// JSON-NEXT:     "unassigned": 16384
+// JSON-NEXT:   },
 // JSON-NEXT:   "gemms": 5,
 // JSON-NEXT:   "nvfp4_flop_share": 0.6486486{{[0-9]*}},
 // JSON-NEXT:   "nvfp4_flops": 393216,

@@ -99,6 +99,12 @@ static cl::opt<unsigned>
                       "(default 8 of the paper's 62; not given: scaled "
                       "down for shallower models)"),
              cl::init(8), cl::cat(category));
+static cl::list<std::string> formats(
+    "formats",
+    cl::desc("Model IR: block-scaled format per nvfp4.kind, KIND=FORMAT "
+             "(FORMAT: nvfp4, mxfp8, mxfp4, bf16), comma-separated; a bare "
+             "FORMAT is the default of the kinds not listed (default: nvfp4)"),
+    cl::CommaSeparated, cl::cat(category));
 static cl::opt<bool> skipRecipe(
     "no-recipe",
     cl::desc("Do not run nvfp4-assign-precision / nvfp4-apply-recipe / "
@@ -335,6 +341,7 @@ int main(int argc, char **argv) {
     options.keepFirst = keepFirst;
   if (keepLast.getNumOccurrences())
     options.keepLast = keepLast;
+  options.formats.assign(formats.begin(), formats.end());
   options.buildPrecisionReport =
       !reportFilename.empty() || !reportSvgFilename.empty() || wantTable;
   options.requireManifest = !reportFilename.empty();

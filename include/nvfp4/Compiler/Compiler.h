@@ -60,6 +60,9 @@ struct CompileOptions {
   /// shallower models; docs/Rationale.md).
   std::optional<unsigned> keepFirst;
   std::optional<unsigned> keepLast;
+  /// nvfp4-assign-precision's formats= entries (KIND=FORMAT or FORMAT,
+  /// FORMAT one of nvfp4, mxfp8, mxfp4, bf16); empty: NVFP4 everywhere.
+  std::vector<std::string> formats;
   /// Build the per-layer precision report (after the recipe, before the
   /// GPU lowering).
   bool buildPrecisionReport = false;

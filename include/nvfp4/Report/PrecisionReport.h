@@ -23,6 +23,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <cstddef>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -30,9 +31,12 @@
 namespace mlir {
 namespace nvfp4 {
 
-/// How one operand of an NVFP4 GEMM is quantized.
+/// How one operand of a block-scaled GEMM is quantized.
 struct OperandReport {
-  /// Block shape, "1x16" or "16x16".
+  /// The member of the block-scaled family: "nvfp4", "mxfp8_e4m3",
+  /// "mxfp8_e5m2" or "mxfp4" (Python's format= names).
+  std::string format = "nvfp4";
+  /// Block shape, "1x16", "16x16" or (MX) "1x32".
   std::string block;
   /// Random Hadamard Transform before quantization.
   bool hadamard = false;
@@ -50,7 +54,8 @@ struct GemmReport {
   std::string location;
   std::optional<int64_t> layer;
   std::string kind;
-  /// "nvfp4", "fp8", "bf16", or "unassigned" (no nvfp4.precision).
+  /// "nvfp4", "mxfp8", "mxfp4", "fp8", "bf16", or "unassigned" (no
+  /// nvfp4.precision).
   std::string precision;
   std::optional<GemmRole> role;
   /// "annotated", "inferred", "assumed", or "op" (scaled_matmul's role).
@@ -59,10 +64,14 @@ struct GemmReport {
   bool applied = false;
   int64_t batch = 1, m = 0, n = 0, k = 0;
   uint64_t flops = 0;
-  /// Operands A and B, for NVFP4 GEMMs only.
+  /// Operands A and B, for block-scaled (NVFP4, MXFP8, MXFP4) GEMMs only.
   std::vector<OperandReport> operands;
 
   bool isNVFP4() const { return precision == "nvfp4"; }
+  /// NVFP4, MXFP8 or MXFP4: the GEMMs nvfp4-apply-recipe rewrites.
+  bool isBlockScaled() const {
+    return isNVFP4() || precision == "mxfp8" || precision == "mxfp4";
+  }
   bool usesHadamard() const;
   bool usesStochasticRounding() const;
   bool usesTwoDimensionalBlocks() const;
@@ -76,6 +85,8 @@ struct LayerReport {
   unsigned numNVFP4Gemms = 0;
   uint64_t flops = 0;
   uint64_t nvfp4Flops = 0;
+  /// FLOPs per precision ("bf16", "mxfp8", "nvfp4", "unassigned", ...).
+  std::map<std::string, uint64_t> flopsByPrecision;
 
   double nvfp4Share() const { return flops ? double(nvfp4Flops) / flops : 0; }
 };
@@ -87,8 +98,12 @@ struct PrecisionReport {
   std::vector<LayerReport> layers;
   uint64_t flops = 0;
   uint64_t nvfp4Flops = 0;
+  /// FLOPs per precision, as in LayerReport.
+  std::map<std::string, uint64_t> flopsByPrecision;
 
   unsigned numNVFP4Gemms() const;
+  /// The number of GEMMs whose precision is `precision`.
+  unsigned numGemmsIn(llvm::StringRef precision) const;
   double nvfp4Share() const { return flops ? double(nvfp4Flops) / flops : 0; }
 };
 

@@ -628,6 +628,8 @@ struct ScaledMatmulToGPU : ChipConversionPattern<ScaledMatmulOp> {
   LogicalResult
   matchAndRewrite(ScaledMatmulOp op, OneToNOpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
+    if (op.getLhs().getType().isMX())
+      return rewriter.notifyMatchFailure(op, "MX: MXKernels.cpp");
     Location loc = op.getLoc();
     auto resultType = cast<RankedTensorType>(op.getResult().getType());
     bool outputAmax = static_cast<bool>(op.getResultAmax());

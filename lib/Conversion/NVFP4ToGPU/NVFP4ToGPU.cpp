@@ -45,9 +45,11 @@ GPUHostTypeConverter::GPUHostTypeConverter() {
                    SmallVectorImpl<Type> &results) -> LogicalResult {
     MLIRContext *ctx = type.getContext();
     auto i8 = IntegerType::get(ctx, 8);
-    // Two E2M1 codes per byte, even element in the low nibble.
+    // Two E2M1 codes per byte, even element in the low nibble; FP8 codes
+    // (MXFP8) one per byte.
     SmallVector<int64_t> packed(type.getShape());
-    packed.back() /= 2;
+    if (isa<Float4E2M1FNType>(type.getElementType()))
+      packed.back() /= 2;
     results.push_back(MemRefType::get(packed, i8));
     results.push_back(MemRefType::get(type.getScalesType().getShape(), i8));
     // The FP32 amax, kept as its bits: kernels reduce it with an integer
@@ -102,15 +104,20 @@ static LogicalResult checkSupportedOps(ModuleOp module,
       return WalkResult::advance();
     SmallVector<Type> types(op->getOperandTypes());
     llvm::append_range(types, op->getResultTypes());
-    // The MX formats (issue 20) have CPU semantics (the reference lowering)
-    // and no kernels yet.
+    // The MX formats (issue 20) have quantize, dequantize and GEMM kernels
+    // (MXKernels.cpp; the GEMM without an output amax); every other op on
+    // them has CPU semantics only (the reference lowering).
     for (Type type : types) {
       auto blockScaled = dyn_cast<BlockScaledTensorType>(type);
-      if (blockScaled && blockScaled.isMX()) {
+      auto matmul = dyn_cast<ScaledMatmulOp>(op);
+      bool supported = isa<QuantizeOp, DequantizeOp>(op) ||
+                       (matmul && !matmul.getResultAmax());
+      if (blockScaled && blockScaled.isMX() && !supported) {
         op->emitOpError("has no GPU lowering for ")
             << stringifyBlockScaledFormat(blockScaled.getFormat())
-            << " yet (only nvfp4 runs on the GPU path; "
-               "convert-nvfp4-to-reference runs the MX formats on the CPU)";
+            << " yet (the GPU path quantizes, dequantizes and multiplies the "
+               "MX formats; convert-nvfp4-to-reference runs the rest on the "
+               "CPU)";
         return WalkResult::interrupt();
       }
     }
@@ -278,6 +285,7 @@ struct ConvertNVFP4ToGPUPass
       return signalPassFailure();
     }
     populateQuantizeToGPUPatterns(converter, patterns, *chipInfo, *quantize);
+    populateMXToGPUPatterns(converter, patterns);
     if (failed(populateMatmulToGPUPatterns(converter, patterns, *chipInfo,
                                            gemmSchedule, message))) {
       module.emitError() << message;

@@ -2769,6 +2769,8 @@ struct QuantizeToGPU : OpConversionPattern<QuantizeOp> {
     Location loc = op.getLoc();
     ModuleOp module = op->getParentOfType<ModuleOp>();
     BlockScaledTensorType type = op.getResult().getType();
+    if (type.isMX())
+      return rewriter.notifyMatchFailure(op, "MX: MXKernels.cpp");
     Value input = tensorToFlatBuffer(rewriter, loc, adaptor.getInput().front());
     bool stochastic = op.getRounding() == RoundingMode::Stochastic;
     AmaxInput amax;
@@ -2961,6 +2963,8 @@ struct DequantizeToGPU : OpConversionPattern<DequantizeOp> {
     Location loc = op.getLoc();
     ModuleOp module = op->getParentOfType<ModuleOp>();
     auto resultType = cast<RankedTensorType>(op.getType());
+    if (op.getInput().getType().isMX())
+      return rewriter.notifyMatchFailure(op, "MX: MXKernels.cpp");
     ValueRange parts = adaptor.getInput();
     Value result = allocDevice(
         rewriter, loc,

@@ -563,7 +563,7 @@ func.func @annotation_role_unknown(%x: tensor<16x32xbf16>, %w: tensor<32x16xbf16
 // -----
 
 func.func @annotation_precision_unknown(%x: tensor<16x32xbf16>, %w: tensor<32x16xbf16>, %o: tensor<16x16xf32>) -> tensor<16x16xf32> {
-  // expected-error @+1 {{'nvfp4.precision' must be one of "nvfp4", "fp8", "bf16", got "int4"}}
+  // expected-error @+1 {{'nvfp4.precision' must be one of "nvfp4", "mxfp8", "mxfp4", "fp8", "bf16", got "int4"}}
   %0 = linalg.matmul {nvfp4.precision = "int4"} ins(%x, %w : tensor<16x32xbf16>, tensor<32x16xbf16>) outs(%o : tensor<16x16xf32>) -> tensor<16x16xf32>
   return %0 : tensor<16x16xf32>
 }

@@ -52,6 +52,13 @@ void populateQuantizeToGPUPatterns(const TypeConverter &converter,
                                    const ::nvfp4::target::ChipInfo &chip,
                                    const QuantizeSchedule &schedule = {});
 
+/// Patterns that replace nvfp4.quantize and nvfp4.dequantize of the MX
+/// formats (MXFP8 E4M3/E5M2, MXFP4) by kernel launches; the same kernels on
+/// every chip (docs/Numerics.md section 11). They take precedence over
+/// populateQuantizeToGPUPatterns' NVFP4 kernels for MX types.
+void populateMXToGPUPatterns(const TypeConverter &converter,
+                             RewritePatternSet &patterns);
+
 /// Patterns that replace nvfp4.scaled_matmul and
 /// nvfp4.scaled_matmul_quantize by a launch of `chip`'s tensor-core GEMM
 /// kernel when it takes the shape (K a multiple of 256), otherwise of the

@@ -81,7 +81,8 @@ LogicalResult NVFP4Dialect::verifyOperationAttribute(Operation *op,
                                           "\"fprop\", \"dgrad\", \"wgrad\"");
   if (name == ModelAnnotation::kPrecision)
     return verifyEnumAnnotation<Precision>(op, attr, symbolizePrecision,
-                                           "\"nvfp4\", \"fp8\", \"bf16\"");
+                                           "\"nvfp4\", \"mxfp8\", \"mxfp4\", "
+                                           "\"fp8\", \"bf16\"");
   if (name == ModelAnnotation::kWeight)
     return op->emitError() << "'" << name
                            << "' belongs on function arguments, not on "

@@ -44,6 +44,16 @@ GemmRecipe mlir::nvfp4::planRecipe(const GemmInfo &gemm,
                                    SmallVectorImpl<std::string> *notes) {
   GemmRecipe recipe;
   recipe.role = gemm.role;
+  if (gemm.precision == Precision::MXFP8 ||
+      gemm.precision == Precision::MXFP4) {
+    // TE's MXFP8BlockScaling uses E4M3 for every operand by default.
+    BlockScaledFormat format = gemm.precision == Precision::MXFP8
+                                   ? BlockScaledFormat::MXFP8E4M3
+                                   : BlockScaledFormat::MXFP4;
+    for (OperandRecipe &r : recipe.operands)
+      r.format = format;
+    return recipe;
+  }
   auto stochastic = options.stochasticRounding ? RoundingMode::Stochastic
                                                : RoundingMode::NearestEven;
   for (int operand = 0; operand < 2; ++operand) {
@@ -75,8 +85,13 @@ GemmRecipe mlir::nvfp4::planRecipe(const GemmInfo &gemm,
   return recipe;
 }
 
+bool mlir::nvfp4::isBlockScaledPrecision(Precision precision) {
+  return precision == Precision::NVFP4 || precision == Precision::MXFP8 ||
+         precision == Precision::MXFP4;
+}
+
 std::optional<std::string>
-mlir::nvfp4::checkRecipeApplicable(const GemmInfo &gemm) {
+mlir::nvfp4::checkRecipeApplicable(const GemmInfo &gemm, Precision precision) {
   linalg::LinalgOp op = gemm.op;
   if (!op.hasPureTensorSemantics())
     return std::string("the GEMM does not operate on tensors");
@@ -100,9 +115,12 @@ mlir::nvfp4::checkRecipeApplicable(const GemmInfo &gemm) {
     if (!getBoundedElementCount(cast<ShapedType>(result.getType()).getShape()))
       return std::string("the GEMM is too large to quantize (its result has "
                          "more than 2^47 elements)");
-  if (gemm.shape.k % kBlockSize != 0)
+  bool mx = precision == Precision::MXFP8 || precision == Precision::MXFP4;
+  int64_t block = mx ? kMXBlockSize : kBlockSize;
+  if (gemm.shape.k % block != 0)
     return (llvm::Twine("the contraction dimension ") +
-            llvm::Twine(gemm.shape.k) + " is not a multiple of 16")
+            llvm::Twine(gemm.shape.k) + " is not a multiple of " +
+            llvm::Twine(block) + (mx ? " (the MX block)" : ""))
         .str();
   return std::nullopt;
 }
@@ -205,6 +223,29 @@ bool mlir::nvfp4::matchStreamSeed(Value value, Value &seed,
 // Rewriting
 //===----------------------------------------------------------------------===//
 
+/// The MX type of `format` for a tensor of `shape`: its element type,
+/// E8M0 scales per 1x32 block, linear scales.
+static BlockScaledTensorType getMXTensorType(MLIRContext *ctx,
+                                             ArrayRef<int64_t> shape,
+                                             BlockScaledFormat format) {
+  Type element;
+  switch (format) {
+  case BlockScaledFormat::MXFP8E5M2:
+    element = Float8E5M2Type::get(ctx);
+    break;
+  case BlockScaledFormat::MXFP4:
+    element = Float4E2M1FNType::get(ctx);
+    break;
+  default:
+    element = Float8E4M3FNType::get(ctx);
+    break;
+  }
+  int64_t block[] = {1, kMXBlockSize};
+  return BlockScaledTensorType::get(ctx, shape, element,
+                                    Float8E8M0FNUType::get(ctx), block,
+                                    ScaleLayout::Linear);
+}
+
 /// Permutes `value` so that dimension i of the result is dimension
 /// `permutation[i]` of `value`; no op for the identity.
 static Value transposeIfNeeded(OpBuilder &b, Location loc, Value value,
@@ -279,7 +320,8 @@ static bool isZeroTensor(Value init) {
 FailureOr<Value> mlir::nvfp4::rewriteGemmWithRecipe(
     RewriterBase &rewriter, const GemmInfo &gemm, const GemmRecipe &recipe,
     function_ref<Value(OpBuilder &, Location)> makeSeed) {
-  if (checkRecipeApplicable(gemm))
+  bool mx = recipe.operands[0].format != BlockScaledFormat::NVFP4;
+  if (checkRecipeApplicable(gemm, mx ? Precision::MXFP4 : Precision::NVFP4))
     return failure();
   linalg::LinalgOp op = gemm.op;
   Location loc = op.getLoc();
@@ -307,10 +349,14 @@ FailureOr<Value> mlir::nvfp4::rewriteGemmWithRecipe(
       }
       value = HadamardOp::create(rewriter, loc, value);
     }
-    SmallVector<int64_t> block = {r.twoDimensional ? kBlockSize : 1,
-                                  kBlockSize};
-    auto quantizedType =
-        BlockScaledTensorType::get(ctx, type.getShape(), block);
+    BlockScaledTensorType quantizedType;
+    if (r.format == BlockScaledFormat::NVFP4) {
+      SmallVector<int64_t> block = {r.twoDimensional ? kBlockSize : 1,
+                                    kBlockSize};
+      quantizedType = BlockScaledTensorType::get(ctx, type.getShape(), block);
+    } else {
+      quantizedType = getMXTensorType(ctx, type.getShape(), r.format);
+    }
     Value seed = r.rounding == RoundingMode::Stochastic
                      ? makeSeed(rewriter, loc)
                      : Value();
@@ -403,9 +449,9 @@ static void remarkOnRecipe(const GemmInfo &gemm, ArrayRef<std::string> notes) {
     gemm.op->emitRemark() << "nvfp4-apply-recipe: " << note;
 }
 
-/// Whether the GEMM is assigned NVFP4.
-static bool isAssignedNVFP4(const GemmInfo &gemm) {
-  return gemm.precision == Precision::NVFP4;
+/// Whether the GEMM is assigned a block-scaled format.
+static bool isAssignedBlockScaled(const GemmInfo &gemm) {
+  return gemm.precision && isBlockScaledPrecision(*gemm.precision);
 }
 
 LogicalResult mlir::nvfp4::applyRecipe(Operation *root,
@@ -426,16 +472,17 @@ LogicalResult mlir::nvfp4::applyRecipe(Operation *root,
       failedPrecision = true;
       continue;
     }
-    if (!isAssignedNVFP4(gemm))
+    if (!isAssignedBlockScaled(gemm))
       continue;
-    // nvfp4-assign-precision only assigns NVFP4 where the recipe applies,
-    // so this is an explicit annotation the recipe cannot honour: a
-    // warning, as the user asked for something else.
-    if (std::optional<std::string> why = checkRecipeApplicable(gemm)) {
+    // nvfp4-assign-precision only assigns a format where the recipe
+    // applies, so this is an explicit annotation the recipe cannot honour:
+    // a warning, as the user asked for something else.
+    if (std::optional<std::string> why =
+            checkRecipeApplicable(gemm, *gemm.precision)) {
       gemm.op->emitWarning()
-          << "nvfp4-apply-recipe: nvfp4.precision = \"nvfp4\" cannot be "
-             "honoured: "
-          << *why << "; kept in bf16";
+          << "nvfp4-apply-recipe: nvfp4.precision = \""
+          << stringifyPrecision(*gemm.precision)
+          << "\" cannot be honoured: " << *why << "; kept in bf16";
       gemm.op->setAttr(
           ModelAnnotation::kPrecision,
           rewriter.getStringAttr(stringifyPrecision(Precision::BF16)));

@@ -2,9 +2,10 @@
 //
 // Part of the nvfp4 project.
 //
-// Chooses NVFP4 or BF16 for every GEMM: explicit annotations first, then the
-// late-training switches, the kinds kept in high precision, the first and
-// last blocks, and the shapes NVFP4 can represent.
+// Chooses a block-scaled format (NVFP4, MXFP8, MXFP4) or BF16 for every
+// GEMM: explicit annotations first, then the late-training switches, the
+// kinds kept in high precision, the first and last blocks, the format of the
+// GEMM's kind, and the shapes that format can represent.
 //
 //===----------------------------------------------------------------------===//
 
@@ -134,6 +135,54 @@ struct BlockPosition {
 };
 } // namespace
 
+std::optional<std::string>
+mlir::nvfp4::parseKindFormats(ArrayRef<std::string> entries,
+                              SmallVectorImpl<KindFormat> &formats) {
+  for (const std::string &entry : entries) {
+    StringRef text(entry);
+    auto [kind, name] = text.contains('=') ? text.split('=')
+                                           : std::make_pair(StringRef(), text);
+    kind = kind.trim();
+    name = name.trim();
+    if (text.contains('=') && kind.empty())
+      return "'" + entry + "': names no kind (expected KIND=FORMAT or FORMAT)";
+    std::optional<Precision> precision = symbolizePrecision(name);
+    if (precision == Precision::FP8)
+      return "'" + entry +
+             "': fp8 GEMMs have no lowering (use mxfp8, mxfp4, nvfp4 or bf16)";
+    if (!precision)
+      return "'" + entry + "': unknown format '" + name.str() +
+             "' (expected nvfp4, mxfp8, mxfp4 or bf16)";
+    for (const KindFormat &earlier : formats)
+      if (earlier.kind == kind)
+        return kind.empty()
+                   ? "'" + entry + "': a second default format"
+                   : "'" + entry + "': kind '" + kind.str() + "' given twice";
+    formats.push_back({kind.str(), *precision});
+  }
+  return std::nullopt;
+}
+
+/// The `formats=` entry that applies to `gemm`: the one of the pseudo-kind
+/// attention-bmm for an attention BMM, else the one of its kind, else the
+/// default; nullptr when there is none.
+static const KindFormat *lookupKindFormat(const PrecisionPolicy &policy,
+                                          const GemmInfo &gemm) {
+  auto find = [&](StringRef kind) -> const KindFormat * {
+    for (const KindFormat &format : policy.formats)
+      if (format.kind == kind)
+        return &format;
+    return nullptr;
+  };
+  if (gemm.isAttentionBMM())
+    if (const KindFormat *format = find("attention-bmm"))
+      return format;
+  if (!gemm.kind.empty())
+    if (const KindFormat *format = find(gemm.kind))
+      return format;
+  return find("");
+}
+
 unsigned mlir::nvfp4::scaleRecipeKeep(unsigned keep, int64_t numBlocks) {
   if (numBlocks >= kRecipeBlocks)
     return keep;
@@ -189,9 +238,15 @@ void mlir::nvfp4::assignPrecision(
     }
   }
 
+  // A keep-kinds entry that `formats` names too gives way to the format.
   auto keepsKind = [&](const GemmInfo &gemm) {
     for (const std::string &kind : policy.keepKinds) {
-      if (kind == "attention-bmm" ? gemm.isAttentionBMM() : kind == gemm.kind)
+      if (!(kind == "attention-bmm" ? gemm.isAttentionBMM()
+                                    : kind == gemm.kind))
+        continue;
+      if (llvm::none_of(policy.formats, [&](const KindFormat &format) {
+            return format.kind == kind;
+          }))
         return true;
     }
     return false;
@@ -259,15 +314,31 @@ void mlir::nvfp4::assignPrecision(
       continue;
     }
 
-    // What NVFP4 can represent: tensors of bf16/f16/f32, static non-empty
-    // shapes, a contraction length that is a multiple of 16.
-    if (std::optional<std::string> why = checkRecipeApplicable(gemm)) {
+    // The format of the GEMM's kind (NVFP4 unless `formats` says else).
+    Precision format = Precision::NVFP4;
+    std::string formatReason = "NVFP4";
+    if (const KindFormat *entry = lookupKindFormat(policy, gemm)) {
+      format = entry->precision;
+      formatReason =
+          (entry->kind.empty() ? std::string("the default")
+                               : "kind '" + entry->kind + "'") +
+          " is " + stringifyPrecision(format).str() + " (formats)";
+    }
+    if (format == Precision::BF16) {
+      setPrecision(Precision::BF16, formatReason);
+      continue;
+    }
+
+    // What the format can represent: tensors of bf16/f16/f32, static
+    // non-empty shapes, a contraction length that is a multiple of the
+    // block (16 for NVFP4, 32 for MX).
+    if (std::optional<std::string> why = checkRecipeApplicable(gemm, format)) {
       op->emitRemark() << "nvfp4-assign-precision: " << *why
                        << "; kept in bf16";
       setPrecision(Precision::BF16, *why);
       continue;
     }
-    setPrecision(Precision::NVFP4, "NVFP4");
+    setPrecision(format, formatReason);
   }
 }
 
@@ -294,6 +365,13 @@ struct NVFP4AssignPrecisionPass
         policy.keepKinds.push_back(kind);
     policy.allBF16 = allBF16;
     policy.forwardBF16 = forwardBF16;
+    if (std::optional<std::string> error =
+            parseKindFormats(formats, policy.formats)) {
+      // At the module's location, without printing the module.
+      mlir::emitError(getOperation().getLoc())
+          << "nvfp4-assign-precision: formats=" << *error;
+      return signalPassFailure();
+    }
     assignPrecision(getOperation(), policy);
   }
 };

@@ -68,6 +68,8 @@ struct ShareAmaxPattern : public CountingPattern<QuantizeOp> {
                                 PatternRewriter &rewriter) const override {
     if (op.getAmax())
       return rewriter.notifyMatchFailure(op, "already has an amax");
+    if (op.getType().isMX())
+      return rewriter.notifyMatchFailure(op, "MX: no tensor scale, no amax");
     // The tensor whose elements the input holds (exact views only). An RHT
     // works along the last dimension, so a view's RHT has other values:
     // quantizations of an RHT share only with the same input and mask.
@@ -91,6 +93,7 @@ struct ShareAmaxPattern : public CountingPattern<QuantizeOp> {
           continue;
         if (auto quantize = dyn_cast<QuantizeOp>(user)) {
           if (quantize.getInput() == value && !quantize.getAmax() &&
+              !quantize.getType().isMX() &&
               quantize.getHadamard() == hadamard)
             group.push_back(quantize);
           continue;
@@ -257,7 +260,7 @@ static bool canFoldHadamardInto(HadamardOp op, Operation *user) {
     return amax.getInput() == op.getResult() && !amax.getHadamard();
   auto quantize = dyn_cast<QuantizeOp>(user);
   return quantize && quantize.getInput() == op.getResult() &&
-         !quantize.getHadamard() &&
+         !quantize.getHadamard() && !quantize.getType().isMX() &&
          quantize.getResult().getType().getBlockRows() == 1;
 }
 
@@ -330,6 +333,8 @@ struct FuseOutputAmaxPattern : public CountingPattern<QuantizeOp> {
                                 PatternRewriter &rewriter) const override {
     if (op.getHadamard())
       return rewriter.notifyMatchFailure(op, "quantizes the RHT of its input");
+    if (op.getType().isMX())
+      return rewriter.notifyMatchFailure(op, "MX: no tensor scale, no amax");
     Value root = stripElementMoves(op.getInput(), /*throughRounding=*/false);
     auto matmul = root.getDefiningOp<ScaledMatmulOp>();
     if (!matmul || root != matmul.getResult())
@@ -407,6 +412,9 @@ struct FuseEpilogueQuantizationPattern : public CountingPattern<QuantizeOp> {
     if (!matmul || matmul.getResultAmax() || !matmul.getResult().hasOneUse())
       return rewriter.notifyMatchFailure(
           op, "does not quantize the only use of a scaled_matmul's output");
+    // scaled_matmul_quantize is NVFP4 in and out (scaled_matmul_quantize_c6).
+    if (type.isMX() || matmul.getLhs().getType().isMX())
+      return rewriter.notifyMatchFailure(op, "an MX GEMM or quantization");
     Value amax = op.getAmax();
     if (!amax || !availableBefore(amax, matmul))
       return rewriter.notifyMatchFailure(
@@ -473,9 +481,11 @@ struct FuseDualQuantizationPattern : public CountingPattern<QuantizeOp> {
 
   LogicalResult matchAndRewrite(QuantizeOp columnwise,
                                 PatternRewriter &rewriter) const override {
-    if (columnwise.getType().getBlockRows() != 1)
+    // nvfp4.dual_quantize is NVFP4 only (dual_quantize_c3).
+    if (columnwise.getType().getBlockRows() != 1 ||
+        columnwise.getType().isMX())
       return rewriter.notifyMatchFailure(columnwise,
-                                         "not a 1x16 quantization");
+                                         "not a 1x16 NVFP4 quantization");
     Value input = transposedSource(columnwise.getInput().getDefiningOp());
     if (!input)
       return rewriter.notifyMatchFailure(
@@ -486,7 +496,7 @@ struct FuseDualQuantizationPattern : public CountingPattern<QuantizeOp> {
     for (Operation *user : input.getUsers()) {
       auto candidate = dyn_cast<QuantizeOp>(user);
       if (!candidate || candidate.getInput() != input ||
-          candidate.getHadamard() ||
+          candidate.getHadamard() || candidate.getType().isMX() ||
           candidate.getType().getBlockRows() != 1 ||
           candidate->getBlock() != columnwise->getBlock())
         continue;

@@ -95,7 +95,9 @@ def NVFP4_Precision : I32EnumAttr<"Precision",
     "numeric format chosen for a GEMM", [
       I32EnumAttrCase<"NVFP4", 0, "nvfp4">,
       I32EnumAttrCase<"FP8", 1, "fp8">,
-      I32EnumAttrCase<"BF16", 2, "bf16">
+      I32EnumAttrCase<"BF16", 2, "bf16">,
+      I32EnumAttrCase<"MXFP8", 3, "mxfp8">,
+      I32EnumAttrCase<"MXFP4", 4, "mxfp4">
     ]> {
   let cppNamespace = "::mlir::nvfp4";
   let genSpecializedAttr = 0;
@@ -103,7 +105,8 @@ def NVFP4_Precision : I32EnumAttr<"Precision",
 
 def NVFP4_PrecisionAttr : EnumAttr<NVFP4_Dialect, NVFP4_Precision,
                                    "precision"> {
-  let summary = "precision assigned to a GEMM: nvfp4, fp8 or bf16";
+  let summary = "precision assigned to a GEMM: nvfp4, mxfp8, mxfp4, fp8 or "
+                "bf16";
   let assemblyFormat = "`<` $value `>`";
 }
 

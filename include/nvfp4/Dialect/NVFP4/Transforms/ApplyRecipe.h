@@ -38,6 +38,9 @@ struct RecipeOptions {
 
 /// How one GEMM operand is quantized.
 struct OperandRecipe {
+  /// The member of the block-scaled family; the MX formats take 1x32
+  /// blocks, round to nearest and no RHT.
+  BlockScaledFormat format = BlockScaledFormat::NVFP4;
   /// 16x16 blocks (weights) instead of 1x16.
   bool twoDimensional = false;
   /// Random Hadamard Transform along K before quantization.
@@ -53,14 +56,24 @@ struct GemmRecipe {
 
 /// The recipe of docs/Numerics.md section 7 for `gemm` with the ablations of
 /// `options` applied. Deviations the shape forces (16x16 blocks need the
-/// operand's rows to be a multiple of 16) are explained in `notes`.
+/// operand's rows to be a multiple of 16) are explained in `notes`. A GEMM
+/// whose precision is MXFP8 or MXFP4 gets that format on both operands
+/// (MXFP8: E4M3 elements), with 1x32 blocks, round to nearest and no RHT in
+/// every role: the MX types admit nothing else (docs/Numerics.md 11.2).
 GemmRecipe planRecipe(const GemmInfo &gemm, const RecipeOptions &options,
                       llvm::SmallVectorImpl<std::string> *notes = nullptr);
 
-/// Why `gemm` cannot be rewritten into NVFP4 ops (dynamic or empty shapes,
-/// K not a multiple of 16, memref operands, unsupported element types), or
+/// Why `gemm` cannot be rewritten into block-scaled ops of `precision`
+/// (nvfp4, mxfp8 or mxfp4): dynamic or empty shapes, K not a multiple of the
+/// block (16 or 32), memref operands, unsupported element types; or
 /// std::nullopt when it can.
-std::optional<std::string> checkRecipeApplicable(const GemmInfo &gemm);
+std::optional<std::string>
+checkRecipeApplicable(const GemmInfo &gemm,
+                      Precision precision = Precision::NVFP4);
+
+/// Whether `precision` is one that nvfp4-apply-recipe rewrites into
+/// block-scaled ops: nvfp4, mxfp8 or mxfp4.
+bool isBlockScaledPrecision(Precision precision);
 
 /// The seed of the `streamIndex`-th stochastic-rounding stream: output
 /// number `streamIndex + 1` of SplitMix64 started at `seed`.
@@ -87,7 +100,7 @@ FailureOr<Value> rewriteGemmWithRecipe(
     llvm::function_ref<Value(OpBuilder &, Location)> makeSeed);
 
 /// Applies the recipe to every GEMM under `root` marked
-/// `nvfp4.precision = "nvfp4"`, numbering stochastic-rounding streams in walk
+/// `nvfp4.precision = "nvfp4"`, `"mxfp8"` or `"mxfp4"`, numbering stochastic-rounding streams in walk
 /// order. GEMMs that cannot be rewritten get a remark and become
 /// `nvfp4.precision = "bf16"`. Fails (with an error) only for a bad
 /// `seedArgument`.

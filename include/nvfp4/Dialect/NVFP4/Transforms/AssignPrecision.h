@@ -13,6 +13,8 @@
 #ifndef NVFP4_DIALECT_NVFP4_TRANSFORMS_ASSIGNPRECISION_H
 #define NVFP4_DIALECT_NVFP4_TRANSFORMS_ASSIGNPRECISION_H
 
+#include "nvfp4/Dialect/NVFP4/IR/NVFP4Dialect.h"
+
 #include "mlir/IR/Operation.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
 #include "llvm/ADT/DenseMap.h"
@@ -36,6 +38,22 @@ constexpr unsigned kRecipeBlocks = 62;
 /// single block keeps none). docs/Rationale.md says why.
 unsigned scaleRecipeKeep(unsigned keep, int64_t numBlocks);
 
+/// One entry of the `formats=` option: the precision of the GEMMs of one
+/// `nvfp4.kind` (or of every kind not listed, when `kind` is empty) that the
+/// policy leaves block-scaled.
+struct KindFormat {
+  std::string kind;
+  Precision precision = Precision::NVFP4;
+};
+
+/// Parses `formats=` entries, `KIND=FORMAT` or a bare `FORMAT` (the default
+/// for the kinds not listed), FORMAT one of nvfp4, mxfp8, mxfp4 and bf16.
+/// Returns the reason when an entry is malformed, names a format without a
+/// lowering (fp8) or repeats a kind.
+std::optional<std::string>
+parseKindFormats(llvm::ArrayRef<std::string> entries,
+                 llvm::SmallVectorImpl<KindFormat> &formats);
+
 /// Which GEMMs stay in high precision (the paper's 12B recipe by default).
 struct PrecisionPolicy {
   /// Leading and trailing blocks kept in BF16. Unset: the recipe's 2 and 8,
@@ -49,6 +67,9 @@ struct PrecisionPolicy {
   /// Late-training switches: every GEMM, or every fprop GEMM, in BF16.
   bool allBF16 = false;
   bool forwardBF16 = false;
+  /// The block-scaled format per kind (empty: NVFP4 everywhere). A kind
+  /// named here is not kept by `keepKinds` (an explicit format wins).
+  llvm::SmallVector<KindFormat> formats;
 };
 
 /// Blocks of a function inferred from its residual connections: an
@@ -66,7 +87,8 @@ InferredBlocks inferBlocksFromResiduals(FunctionOpInterface function);
 /// Why one GEMM got its precision, for diagnostics ("nothing to compile").
 struct PrecisionDecision {
   Operation *op = nullptr;
-  /// "nvfp4" or "bf16" (or whatever an existing annotation says).
+  /// "nvfp4", "mxfp8", "mxfp4" or "bf16" (or whatever an existing
+  /// annotation says).
   std::string precision;
   /// A short reason, equal for GEMMs kept for the same reason: "annotated",
   /// "block 0 of 1 is among the first 2 and last 8 kept in BF16", ...

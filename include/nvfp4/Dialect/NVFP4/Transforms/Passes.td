@@ -20,9 +20,11 @@ include "mlir/Pass/PassBase.td"
 //===----------------------------------------------------------------------===//
 
 def NVFP4AssignPrecision : Pass<"nvfp4-assign-precision", "ModuleOp"> {
-  let summary = "Choose NVFP4 or BF16 for every linalg contraction, per layer";
+  let summary = "Choose NVFP4, MXFP8, MXFP4 or BF16 for every linalg "
+                "contraction, per layer and layer kind";
   let description = [{
-    Writes `nvfp4.precision = "nvfp4" | "bf16"` on every floating-point
+    Writes `nvfp4.precision = "nvfp4" | "mxfp8" | "mxfp4" | "bf16"` on every
+    floating-point
     linalg contraction (`linalg.matmul`, `linalg.batch_matmul`, their
     transposed forms, `linalg.contract` and equivalent `linalg.generic`
     contractions) following the paper's 12B recipe:
@@ -30,7 +32,8 @@ def NVFP4AssignPrecision : Pass<"nvfp4-assign-precision", "ModuleOp"> {
     1. an explicit `nvfp4.precision` is kept as it is;
     2. `all-bf16` (the late-training switch) makes every GEMM BF16, and
        `forward-bf16` every fprop GEMM (the forward-only variant);
-    3. GEMMs whose `nvfp4.kind` is listed in `keep-kinds` stay BF16. The
+    3. GEMMs whose `nvfp4.kind` is listed in `keep-kinds` stay BF16, unless
+       `formats` names the same entry (an explicit format wins). The
        pseudo-kind `attention-bmm` names the activation-by-activation GEMMs
        of attention (QK^T and SV): `nvfp4.kind = "attention"` (or no kind
        and batch dimensions) with no `{nvfp4.weight}` operand, not a wgrad;
@@ -42,10 +45,18 @@ def NVFP4AssignPrecision : Pass<"nvfp4-assign-precision", "ModuleOp"> {
        block, 0 and 1 of 8, 1 and 4 of 31), so that a small model still
        gets NVFP4 GEMMs. A value given explicitly is used as it is
        (docs/Rationale.md, "Keeping blocks in BF16");
-    5. what NVFP4 cannot represent stays BF16 with a remark, never an
-       error: a contraction (K) length that is not a multiple of 16, dynamic
-       or empty shapes, buffers, element types other than bf16/f16/f32;
-    6. everything else becomes NVFP4.
+    5. the other GEMMs get the format of their kind from `formats`
+       (entries `KIND=FORMAT`, FORMAT one of `nvfp4`, `mxfp8`, `mxfp4`,
+       `bf16`; a bare `FORMAT` is the default for the kinds not listed; an
+       attention BMM takes an `attention-bmm` entry before one of its kind),
+       NVFP4 when no entry applies. `formats=attention=mxfp8,ffn=nvfp4` is
+       the mixed recipe of MXFP8 attention projections and NVFP4 FFN GEMMs;
+       a malformed entry, a repeated kind or `fp8` (no lowering) is an
+       error;
+    6. what the format cannot represent stays BF16 with a remark, never an
+       error: a contraction (K) length that is not a multiple of the block
+       (16 for NVFP4, 32 for MXFP8 and MXFP4), dynamic or empty shapes,
+       buffers, element types other than bf16/f16/f32.
 
     Roles (for `forward-bf16` and `attention-bmm`) are resolved as
     `nvfp4-apply-recipe` describes. GEMMs are contractions with at least one
@@ -98,6 +109,10 @@ def NVFP4AssignPrecision : Pass<"nvfp4-assign-precision", "ModuleOp"> {
     Option<"forwardBF16", "forward-bf16", "bool", /*default=*/"false",
            "Late-training switch: every fprop GEMM in BF16, gradients stay "
            "NVFP4">,
+    ListOption<"formats", "formats", "std::string",
+               "Format per nvfp4.kind, KIND=FORMAT (FORMAT: nvfp4, mxfp8, "
+               "mxfp4, bf16); a bare FORMAT is the default of the kinds not "
+               "listed (none given: nvfp4)">,
   ];
 }
 
@@ -110,7 +125,8 @@ def NVFP4ApplyRecipe : Pass<"nvfp4-apply-recipe", "ModuleOp"> {
                 "by GEMM role";
   let description = [{
     Rewrites every linalg contraction with `nvfp4.precision = "nvfp4"` into
-    the NVFP4 training recipe of docs/Numerics.md section 7:
+    the NVFP4 training recipe of docs/Numerics.md section 7 (and those with
+    `"mxfp8"` or `"mxfp4"` into the MX recipe below):
 
     | role  | lhs                      | rhs                            |
     |-------|--------------------------|--------------------------------|
@@ -119,10 +135,19 @@ def NVFP4ApplyRecipe : Pass<"nvfp4-apply-recipe", "ModuleOp"> {
     | wgrad | dY^T: RHT + 1x16, SR     | X^T: RHT + 1x16, RN            |
 
     16x16 goes to whichever operand is a `{nvfp4.weight}` argument (1x16,
-    with a remark, when that operand's rows are not a multiple of 16). A GEMM
-    that cannot be quantized (dynamic or empty shape, K not a multiple of
-    16, buffers, element types other than bf16/f16/f32) gets a remark and
-    `nvfp4.precision = "bf16"` and is left as it is.
+    with a remark, when that operand's rows are not a multiple of 16).
+
+    A GEMM with `nvfp4.precision = "mxfp8"` or `"mxfp4"` quantizes both
+    operands to that MX format (docs/Numerics.md section 11; MXFP8 with
+    E4M3 elements, TE's MXFP8 default) with 1x32 blocks along K, round to
+    nearest and no RHT, whatever its role: the MX types admit neither
+    stochastic rounding, nor the RHT, nor 16x16 blocks, so `rht`,
+    `stochastic-rounding` and `weight-2d` apply to NVFP4 GEMMs only.
+
+    A GEMM that cannot be quantized (dynamic or empty shape, K not a
+    multiple of the block, 16 or 32, buffers, element types other than
+    bf16/f16/f32) gets a warning and `nvfp4.precision = "bf16"` and is left
+    as it is.
 
     `nvfp4.scaled_matmul` multiplies `lhs[batch, M, K]` by
     `rhs[batch, N, K]^T`, both blocked along K, so each operand is first
