@@ -8,8 +8,9 @@
 # (fprop W and dgrad W^T from one kernel), 8192x8192 with the amax given
 # and included, and 4096x4096 (the training step's weight) included, the
 # amax-given one also with each input path forced (registers, ring2-4:
-# --quantize-schedule) and 4096x4096 with ring3 (the dual X and dY with
-# the amax given also with ring2 and ring3); the
+# --quantize-schedule) and 4096x4096 with registers (the default is ring3;
+# the dual X and dY with the amax given also with registers, ring2 and
+# ring3); the
 # dual quantization of a training step's X (RN rowwise + RHT + RN along the
 # tokens, one read) and dY (SR + RHT + SR), amax given and included, dY also
 # at the training step's 2048x4096, and the two separate quantizations it
@@ -28,7 +29,7 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 OUT=${BENCH_OUT:-$ROOT/bench/build}
 BUILD=${BUILD_DIR:-$ROOT/build}
-PROGRAMS=${BENCH_PROGRAMS:-quantize quantize_amax_given wgrad_operand wgrad_operand_amax_given weight_copies weight_copies_amax_given weight_copies_amax_given_registers weight_copies_amax_given_ring2 weight_copies_amax_given_ring3 weight_copies_amax_given_ring4 weight_copies_4096 weight_copies_4096_ring3 dual_x_amax_given_ring2 dual_x_amax_given_ring3 dual_dy_amax_given_ring2 dual_dy_amax_given_ring3 dual_x dual_x_amax_given dual_dy dual_dy_amax_given dual_dy_2048x4096 dual_dy_separate_amax_given gemm gemm_output_amax gemm_quantize gemm_quantize_unfused gemm_quantize_static gemm_quantize_static_unfused gemm_k256_quantize_fused gemm_k256_quantize_unfused}
+PROGRAMS=${BENCH_PROGRAMS:-quantize quantize_amax_given wgrad_operand wgrad_operand_amax_given weight_copies weight_copies_amax_given weight_copies_amax_given_registers weight_copies_amax_given_ring2 weight_copies_amax_given_ring3 weight_copies_amax_given_ring4 weight_copies_4096 weight_copies_4096_registers dual_x_amax_given_registers dual_x_amax_given_ring2 dual_x_amax_given_ring3 dual_dy_amax_given_registers dual_dy_amax_given_ring2 dual_dy_amax_given_ring3 dual_x dual_x_amax_given dual_dy dual_dy_amax_given dual_dy_2048x4096 dual_dy_separate_amax_given gemm gemm_output_amax gemm_quantize gemm_quantize_unfused gemm_quantize_static gemm_quantize_static_unfused gemm_k256_quantize_fused gemm_k256_quantize_unfused}
 mkdir -p "$OUT"
 [[ -n ${BUILD_DIR:-} ]] || bash "$ROOT/scripts/setup.sh"
 N=8192
@@ -177,8 +178,8 @@ MLIR
 for variant in registers ring2 ring3 ring4; do
   cp "$OUT/weight_copies_amax_given.mlir" "$OUT/weight_copies_amax_given_$variant.mlir"
 done
-cp "$OUT/weight_copies_4096.mlir" "$OUT/weight_copies_4096_ring3.mlir"
-for variant in ring2 ring3; do
+cp "$OUT/weight_copies_4096.mlir" "$OUT/weight_copies_4096_registers.mlir"
+for variant in registers ring2 ring3; do
   cp "$OUT/dual_x_amax_given.mlir" "$OUT/dual_x_amax_given_$variant.mlir"
   cp "$OUT/dual_dy_amax_given.mlir" "$OUT/dual_dy_amax_given_$variant.mlir"
 done

@@ -269,10 +269,10 @@ def quantize_benchmarks(path, x_bits, x_bf16, copy_gbs):
     report(f"nvfp4 16x16 weight + transposed copy 4096x4096, amax included "
            f"({' + '.join(c4.kernels)})", time_batched_ms(c4),
            2 * codes_16x16, reads=2, size=4096)
-    if os.path.exists(os.path.join(path, "weight_copies_4096_ring3.json")):
-        r4 = program(path, "weight_copies_4096_ring3", [w4])
+    if os.path.exists(os.path.join(path, "weight_copies_4096_registers.json")):
+        r4 = program(path, "weight_copies_4096_registers", [w4])
         report(f"nvfp4 16x16 weight + transposed copy 4096x4096, amax "
-               f"included, input ring of 3 ({' + '.join(r4.kernels)})",
+               f"included, registers path forced ({' + '.join(r4.kernels)})",
                time_batched_ms(r4), 2 * codes_16x16, reads=2, size=4096)
     forced_input_paths(path, "weight_copies_amax_given",
                        "16x16 weight + transposed copy, amax given",

@@ -1018,6 +1018,10 @@ def main():
                   flags=["--quantize-schedule=ring4"])
     weight_copies_case(out, args, "weight_copies_registers_grid1_256x512",
                        (256, 512), flags=["--quantize-schedule=registers_grid1"])
+    # ring3 is the 16x16 kernels' default: the registers path forced.
+    quantize_case(out, args, "quantize_16x16_registers_rn_edge_160x512",
+                  (160, 512), block=(16, 16), edge=True,
+                  flags=["--quantize-schedule=registers"])
     transpose_argument_case(out, args, "transpose_argument_2x48x80",
                             (2, 48, 80))
     # RHT fused into the quantization (wgrad operands).
@@ -1097,6 +1101,9 @@ def main():
     # with one tile row) across batch elements, f32 and swizzled scales.
     dual_quantize_case(out, args, "dual_quantize_ring2_grid1_x_256x512",
                        (256, 512), flags=["--quantize-schedule=ring2_grid1"])
+    # ring2 is the default of X's dual (RN on both sides): registers forced.
+    dual_quantize_case(out, args, "dual_quantize_registers_x_256x512",
+                       (256, 512), flags=["--quantize-schedule=registers"])
     dual_quantize_case(out, args, "dual_quantize_ring3_grid2_dy_sr_edge_256x512",
                        (256, 512), rounding="sr", col_rounding="sr",
                        seed=0xC0FFEE0123456789, col_seed=0x8000000000000001,

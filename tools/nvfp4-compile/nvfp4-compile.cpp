@@ -120,8 +120,10 @@ static cl::opt<std::string> quantizeSchedule(
     "quantize-schedule",
     cl::desc("Force how the 16x16 and dual quantize kernels read their input: "
              "registers, ring2, ring3 or ring4, optionally with _grid<N> "
-             "(convert-nvfp4-to-gpu's quantize-schedule); default: the "
-             "lowering's choice"),
+             "(convert-nvfp4-to-gpu's quantize-schedule); default: ring3 "
+             "for the 16x16 kernels, ring2 for the duals rounding to nearest "
+             "on both sides, registers for the other duals and where a ring "
+             "does not fit"),
     cl::init(""), cl::cat(category));
 static cl::opt<bool> skipPtxasCheck(
     "no-ptxas-check",

@@ -107,7 +107,9 @@ def ConvertNVFP4ToGPU : Pass<"convert-nvfp4-to-gpu", "ModuleOp"> {
            "'registers' (each thread's next rows in registers) or 'ring2' to "
            "'ring4' (a ring of that many 64 x 128-element regions in shared "
            "memory filled by cp.async), optionally with '_grid<N>' (N "
-           "persistent blocks); default: the lowering's choice">,
+           "persistent blocks); default: ring3 for the 16x16 kernels, ring2 "
+           "for the duals rounding to nearest on both sides, registers for "
+           "the other duals and where a ring does not fit the chip">,
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",

@@ -1428,6 +1428,36 @@ int64_t ringSharedBytes(int64_t stages, int64_t elementBytes) {
   return kRingSlotsOffset + stages * ringSlotBytes(elementBytes);
 }
 
+// The default input paths (quantize-schedule ""): the fastest measured on
+// the H200 (bench/RESULTS.md, issue 15 round 4; BF16, in parentheses the
+// fraction of a plain copy's bandwidth):
+// - 16x16 with the transposed copy, 8192^2, amax given: registers 0.0743 ms
+//   (0.67x), ring2 0.0672 (0.74x), ring3 0.0670 (0.74x), ring4 0.0680;
+//   4096^2 with its amax pass: registers 0.0343, ring3 0.0317. Every 16x16
+//   kernel takes ring3.
+// - dual, round-to-nearest on both sides (X: rows + RHT columns), 8192^2:
+//   registers 0.1202 ms (0.43x), ring2 0.1163 (0.45x), ring3 0.1205. These
+//   take ring2.
+// - dual with stochastic rounding (dY: SR rows + RHT SR columns): registers
+//   0.1537 ms, ring2 0.1520, ring3 0.1513, within noise. Duals with
+//   stochastic rounding on either side keep the registers path.
+// A default ring that does not fit in the chip's shared memory per block
+// falls back to the registers path; a forced one is an error instead.
+constexpr int64_t kTileDefaultRingStages = 3;
+
+/// The input path of a 16x16 or dual kernel: the forced one, else
+/// `measured` (the default above) when its ring, `ringBytes(measured)` of
+/// dynamic shared memory, fits in `chip`, else the registers path.
+int64_t chosenRingStages(const QuantizeSchedule &forced, int64_t measured,
+                         function_ref<int64_t(int64_t)> ringBytes,
+                         const ChipInfo &chip) {
+  if (forced.ringStages != QuantizeSchedule::kDefault)
+    return forced.ringStages;
+  if (measured && ringBytes(measured) > chip.maxSharedMemoryPerBlock)
+    return 0;
+  return measured;
+}
+
 /// A memref<{size} x type> view (workgroup space) of the dynamic shared
 /// memory `raw` at byte `offset`.
 Value sharedView(OpBuilder &b, Location loc, Value raw, int64_t offset,
@@ -1629,8 +1659,10 @@ buildTileQuantizeKernel(ModuleOp module, BlockScaledTensorType type,
   int64_t rows = type.getRows(), cols = type.getCols();
   int64_t tileRows = count / cols / 16, tileCols = cols / 16;
   int64_t regionCols = llvm::divideCeil(tileCols, kRegionTileCols);
-  int64_t stages = forced.ringStages;
   int64_t elementBytes = elementType.getIntOrFloatBitWidth() / 8;
+  int64_t stages = chosenRingStages(
+      forced, kTileDefaultRingStages,
+      [&](int64_t s) { return ringSharedBytes(s, elementBytes); }, chip);
   sharedBytes = stages ? ringSharedBytes(stages, elementBytes) : 0;
   schedule = tileSchedule(tileRows, tileCols, forced, sharedBytes, chip);
   PersistentSchedule local = schedule;
@@ -2074,6 +2106,13 @@ int64_t dualQuantizeBlocksPerMultiprocessor(const DualQuantizeSpec &spec) {
 }
 constexpr int64_t kDualAmaxBlocksPerMultiprocessor = 4;
 
+/// The default ring of a dual quantize kernel (the measured rule at
+/// chosenRingStages): ring2 with round-to-nearest on both sides, the
+/// registers path with stochastic rounding on either.
+int64_t dualDefaultRingStages(const DualQuantizeSpec &spec) {
+  return spec.rowStochastic || spec.columnStochastic ? 0 : 2;
+}
+
 /// One quantized block of a dual kernel: its E4M3 scale code (i32, in the
 /// low byte) and its code words.
 struct DualBlock {
@@ -2114,7 +2153,6 @@ buildDualQuantizeKernel(ModuleOp module, const DualQuantizeSpec &spec,
   DualGeometry g(spec.shape);
   // With a ring (quantize-schedule ring<S>), dynamic shared memory: the
   // two encode tables, the code stage, the transpose buffer, the slots.
-  int64_t stages = forced.ringStages;
   int64_t elementBytes = spec.elementType.getIntOrFloatBitWidth() / 8;
   int64_t transposeBytes =
       transposeBufferType(spec.elementType).getNumElements() * elementBytes;
@@ -2122,7 +2160,12 @@ buildDualQuantizeKernel(ModuleOp module, const DualQuantizeSpec &spec,
   int64_t stageOffset = 2 * kTableBytes;
   int64_t transposeOffset = stageOffset + kStageBytes;
   int64_t slotsOffset = llvm::alignTo(transposeOffset + transposeBytes, 16);
-  sharedBytes = stages ? slotsOffset + stages * ringSlotBytes(elementBytes) : 0;
+  auto ringBytes = [&](int64_t s) {
+    return slotsOffset + s * ringSlotBytes(elementBytes);
+  };
+  int64_t stages =
+      chosenRingStages(forced, dualDefaultRingStages(spec), ringBytes, chip);
+  sharedBytes = stages ? ringBytes(stages) : 0;
   schedule = persistentSchedule(
       g.regions() * kThreadsPerBlock, /*reverse=*/true,
       blocksFittingShared(dualQuantizeBlocksPerMultiprocessor(spec),

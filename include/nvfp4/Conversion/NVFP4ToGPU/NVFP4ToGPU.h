@@ -27,11 +27,15 @@ public:
 /// quantize-schedule, so that both ways can be measured against each other in
 /// one run.
 struct QuantizeSchedule {
-  /// 0: each thread loads its rows of the next region into registers while
-  /// it computes the current one; 2-4: a ring of that many regions in
-  /// shared memory, filled by 16-byte cp.async copies (consecutive threads
-  /// on consecutive addresses), ringStages - 1 regions in flight.
-  int64_t ringStages = 0;
+  /// ringStages of the lowering's choice for each kernel (the measured rule
+  /// at chosenRingStages in QuantizeKernels.cpp).
+  static constexpr int64_t kDefault = -1;
+  /// kDefault; 0: each thread loads its rows of the next region into
+  /// registers while it computes the current one; 2-4: a ring of that many
+  /// regions in shared memory, filled by 16-byte cp.async copies
+  /// (consecutive threads on consecutive addresses), ringStages - 1 regions
+  /// in flight.
+  int64_t ringStages = kDefault;
   /// Blocks of the persistent grid; 0: the chip's. A small grid makes a
   /// small tensor walk the ring several times (the GPU suite's cases).
   int64_t gridBlocks = 0;
