@@ -160,6 +160,26 @@ BlockScaledTensorType::cloneWithTensorScale(TensorScaleKind kind) const {
 //                 [, layout = swizzled_128x4] [, tensor_scale = decode]>
 //===----------------------------------------------------------------------===//
 
+/// `= VALUE` of an optional type parameter whose values are the keywords
+/// `symbolize` knows; an unknown one is an error naming `what` and the
+/// `expected` spellings.
+template <typename EnumT>
+static std::optional<EnumT>
+parseEnumParameter(AsmParser &parser, StringRef what, StringRef expected,
+                   function_ref<std::optional<EnumT>(StringRef)> symbolize) {
+  if (parser.parseEqual())
+    return std::nullopt;
+  llvm::SMLoc valueLoc = parser.getCurrentLocation();
+  StringRef value;
+  if (parser.parseKeyword(&value))
+    return std::nullopt;
+  std::optional<EnumT> parsed = symbolize(value);
+  if (!parsed)
+    parser.emitError(valueLoc) << "unknown " << what << " '" << value
+                               << "' (expected " << expected << ")";
+  return parsed;
+}
+
 Type BlockScaledTensorType::parse(AsmParser &parser) {
   SmallVector<int64_t> shape, blockShape;
   Type elementType, scaleType;
@@ -185,37 +205,22 @@ Type BlockScaledTensorType::parse(AsmParser &parser) {
       return {};
     if (key == "layout" && !seenLayout && !seenTensorScale) {
       seenLayout = true;
-      llvm::SMLoc valueLoc;
-      if (parser.parseEqual())
+      std::optional<ScaleLayout> parsed = parseEnumParameter<ScaleLayout>(
+          parser, "scale layout", "linear or swizzled_128x4",
+          [](StringRef v) { return symbolizeScaleLayout(v); });
+      if (!parsed)
         return {};
-      valueLoc = parser.getCurrentLocation();
-      if (parser.parseKeyword(&value))
-        return {};
-      std::optional<ScaleLayout> parsed = symbolizeScaleLayout(value);
-      if (!parsed) {
-        parser.emitError(valueLoc)
-            << "unknown scale layout '" << value
-            << "' (expected linear or swizzled_128x4)";
-        return {};
-      }
       layout = *parsed;
       continue;
     }
     if (key == "tensor_scale" && !seenTensorScale) {
       seenTensorScale = true;
-      llvm::SMLoc valueLoc;
-      if (parser.parseEqual())
+      std::optional<TensorScaleKind> parsed =
+          parseEnumParameter<TensorScaleKind>(
+              parser, "tensor scale", "amax or decode",
+              [](StringRef v) { return symbolizeTensorScaleKind(v); });
+      if (!parsed)
         return {};
-      valueLoc = parser.getCurrentLocation();
-      if (parser.parseKeyword(&value))
-        return {};
-      std::optional<TensorScaleKind> parsed = symbolizeTensorScaleKind(value);
-      if (!parsed) {
-        parser.emitError(valueLoc)
-            << "unknown tensor scale '" << value
-            << "' (expected amax or decode)";
-        return {};
-      }
       tensorScale = *parsed;
       continue;
     }
