@@ -19,7 +19,7 @@ using namespace mlir::nvfp4::kernels;
 
 Value kernels::scaleOffset(IndexMath &m, BlockScaledTensorType type,
                            Value row, Value colBlock) {
-  int64_t colBlocks = type.getCols() / 16;
+  int64_t colBlocks = type.getCols() / type.getBlockCols();
   if (type.getLayout() == ScaleLayout::Linear)
     return m.add(m.mul(m.div(row, type.getBlockRows()), colBlocks), colBlock);
   int64_t rows = type.getRows();

@@ -55,26 +55,6 @@ int64_t blockCodeBytes(BlockScaledTensorType type) {
   return hasPackedCodes(type) ? kMXBlock / 2 : kMXBlock;
 }
 
-/// The offset of the scale of (row, colBlock) in the scale buffer: linear
-/// [rows, cols / 32], or the 128x4 swizzle of docs/Numerics.md section 6
-/// over the same (row, column block) grid, one matrix per batch element.
-Value mxScaleOffset(IndexMath &m, BlockScaledTensorType type, Value row,
-                    Value colBlock) {
-  int64_t colBlocks = type.getCols() / kMXBlock;
-  if (type.getLayout() == ScaleLayout::Linear)
-    return m.add(m.mul(row, colBlocks), colBlock);
-  int64_t rows = type.getRows();
-  int64_t paddedRows = llvm::alignTo(rows, 128);
-  int64_t paddedCols = llvm::alignTo(colBlocks, 4);
-  Value batch = m.div(row, rows), r = m.rem(row, rows);
-  Value atom = m.add(m.mul(m.div(r, 128), paddedCols / 4), m.div(colBlock, 4));
-  Value inAtom = m.add(m.add(m.mul(m.rem(r, 32), 16),
-                             m.mul(m.div(m.rem(r, 128), 32), 4)),
-                       m.rem(colBlock, 4));
-  return m.add(m.mul(batch, paddedRows * paddedCols),
-               m.add(m.mul(atom, 512), inAtom));
-}
-
 /// Loads `count` elements of `memref` at `base` with 16-byte vector loads
 /// (every block starts at a multiple of 32 elements, so at a multiple of
 /// 16 bytes of any element type here); returns the scalars.
@@ -199,7 +179,7 @@ gpu::GPUFuncOp buildMXQuantizeKernel(ModuleOp module,
         }
         storeElements(b, loc, codes, args[1],
                       m.mul(tid, blockCodeBytes(type)));
-        Value offset = mxScaleOffset(m, type, m.div(tid, colBlocks),
+        Value offset = scaleOffset(m, type, m.div(tid, colBlocks),
                                      m.rem(tid, colBlocks));
         memref::StoreOp::create(b, loc, scaleCode, args[2], ValueRange{offset});
       });
@@ -232,7 +212,7 @@ gpu::GPUFuncOp buildMXDequantizeKernel(ModuleOp module,
         auto ifValid = scf::IfOp::create(b, loc, m.lt(tid, blocks), false);
         OpBuilder::InsertionGuard guard(b);
         b.setInsertionPointToStart(ifValid.thenBlock());
-        Value offset = mxScaleOffset(m, type, m.div(tid, colBlocks),
+        Value offset = scaleOffset(m, type, m.div(tid, colBlocks),
                                      m.rem(tid, colBlocks));
         Value scale = s.decodeE8M0(
             memref::LoadOp::create(b, loc, args[1], ValueRange{offset}));
@@ -334,10 +314,10 @@ gpu::GPUFuncOp buildMXScaledMatmulKernel(ModuleOp module,
                     arith::MulFOp::create(nb, nl, a[e], bv[e]));
               Value scaleA = ns.decodeE8M0(memref::LoadOp::create(
                   nb, nl, args[1],
-                  ValueRange{mxScaleOffset(nm, lhs, rowA, kb)}));
+                  ValueRange{scaleOffset(nm, lhs, rowA, kb)}));
               Value scaleB = ns.decodeE8M0(memref::LoadOp::create(
                   nb, nl, args[3],
-                  ValueRange{mxScaleOffset(nm, rhs, rowB, kb)}));
+                  ValueRange{scaleOffset(nm, rhs, rowB, kb)}));
               // One scale after the other: 2^eA * 2^eB can leave the FP32
               // range when the term does not.
               Value term = arith::MulFOp::create(
