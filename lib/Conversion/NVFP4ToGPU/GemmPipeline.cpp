@@ -84,7 +84,12 @@ GemmSchedule kernels::chooseGemmSchedule(
   // consumers-decode kernel. With fewer tiles (decode-like M) the
   // consumers-decode kernel's 128 x 128 tiles spread over more SMs and it
   // writes no scratch: 0.052 vs 0.072 ms at 128 x 4096 x 4096 -- and split
-  // over K (below) it fills them all.
+  // over K (below) it fills them all. C leaves the route through the
+  // TMA-store epilogue (_ts): interleaved with the direct stores in one run
+  // (bench/alternate_gemm_programs.py, 8 rounds, 2026-12-01 session 8) it
+  // was 1.053x / 1.089x / 1.040x faster at 8192^3, 16384x4096x4096 and
+  // 16384x14336x4096, faster in 8/8, 8/8 and 6/8 rounds. Where C's rows
+  // are not a multiple of 16 bytes planGemm drops it again.
   GemmSchedule route;
   route.tileM = 128;
   route.tileN = 256;
@@ -93,6 +98,7 @@ GemmSchedule kernels::chooseGemmSchedule(
   route.decoderWarpgroups = 0;
   route.persistent = true;
   route.rasterGroup = 16;
+  route.tmaStore = true;
   int64_t batch = product(lhs.getBatchShape());
   int64_t tiles = batch * llvm::divideCeil(lhs.getRows(), route.tileM) *
                   llvm::divideCeil(rhs.getRows(), route.tileN);
@@ -363,6 +369,24 @@ Type kernels::gemmOutputTensorMapType(const GemmPlan &plan) {
       nvgpu::TensorMapL2PromoKind::L2PROMO_NONE,
       nvgpu::TensorMapOOBKind::OOB_ZERO,
       nvgpu::TensorMapInterleaveKind::INTERLEAVE_NONE);
+}
+
+Value kernels::createTensorMap(OpBuilder &b, Location loc, Value buffer,
+                               int64_t batch, int64_t rowElements,
+                               Type mapType) {
+  auto flat = cast<MemRefType>(buffer.getType());
+  auto map = cast<nvgpu::TensorMapDescriptorType>(mapType);
+  int64_t rows = flat.getNumElements() / batch / rowElements;
+  Value view = memref::ExpandShapeOp::create(
+      b, loc,
+      MemRefType::get({batch, rows, rowElements}, flat.getElementType()),
+      flatten(b, loc, buffer), ArrayRef<ReassociationIndices>{{0, 1, 2}});
+  Value unranked = memref::CastOp::create(
+      b, loc, UnrankedMemRefType::get(flat.getElementType(), 0), view);
+  SmallVector<Value> box;
+  for (int64_t extent : map.getTensor().getShape())
+    box.push_back(indexConstant(b, loc, extent));
+  return nvgpu::TmaCreateDescriptorOp::create(b, loc, mapType, unranked, box);
 }
 
 std::string kernels::gemmTmaStoreUnsupportedReason(const GemmPlan &plan) {

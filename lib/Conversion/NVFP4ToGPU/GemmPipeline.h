@@ -646,6 +646,12 @@ Type gemmOutputTensorMapType(const GemmPlan &plan);
 /// the plan does not ask for it).
 std::string gemmTmaStoreUnsupportedReason(const GemmPlan &plan);
 
+/// The tensor map (`mapType`, a !nvgpu.tensormap.descriptor) of the flat
+/// device `buffer` viewed as [batch, rows, rowElements], created by the
+/// host before the launch: the GEMM operands' and C's maps.
+Value createTensorMap(OpBuilder &b, Location loc, Value buffer, int64_t batch,
+                      int64_t rowElements, Type mapType);
+
 /// The shared memory buildWgmmaGemmKernel adds to `plan`
 /// (GemmPlan::consumerSharedBytes).
 int64_t wgmmaGemmSharedBytes(const GemmPlan &plan);

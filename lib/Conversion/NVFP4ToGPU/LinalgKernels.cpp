@@ -825,24 +825,6 @@ struct ReshapeToView : OpRewritePattern<TensorOp> {
   }
 };
 
-/// The tensor map of `buffer` viewed as [batch, rows, cols] (elements),
-/// boxes of `mapType`.
-Value createOperandMap(OpBuilder &b, Location loc, Value buffer, int64_t batch,
-                       int64_t cols, Type mapType) {
-  auto flat = cast<MemRefType>(buffer.getType());
-  int64_t rows = flat.getNumElements() / batch / cols;
-  Value view = memref::ExpandShapeOp::create(
-      b, loc, MemRefType::get({batch, rows, cols}, flat.getElementType()),
-      flatten(b, loc, buffer), ArrayRef<ReassociationIndices>{{0, 1, 2}});
-  Value unranked = memref::CastOp::create(
-      b, loc, UnrankedMemRefType::get(flat.getElementType(), 0), view);
-  SmallVector<Value> box;
-  for (int64_t extent :
-       cast<nvgpu::TensorMapDescriptorType>(mapType).getTensor().getShape())
-    box.push_back(indexConstant(b, loc, extent));
-  return nvgpu::TmaCreateDescriptorOp::create(b, loc, mapType, unranked, box);
-}
-
 /// Whether `init` needs no accumulation: a fill with zero or tensor.empty
 /// (undefined contents).
 bool isZeroInit(Value init) {
@@ -913,8 +895,10 @@ struct BF16GemmToGPU : OpInterfaceRewritePattern<linalg::LinalgOp> {
           op, "K must be a multiple of 8 (16-byte TMA row strides)");
 
     // The route's schedule: 128 x N tiles, 4 decoded (here: BF16) stages,
-    // persistent; K padded to the pipeline's K step (the tensor maps fill
-    // what lies past K with zeros).
+    // persistent, C through the TMA-store epilogue as on the NVFP4 route
+    // (chooseGemmSchedule says why) where C's rows allow it; K padded to
+    // the pipeline's K step (the tensor maps fill what lies past K with
+    // zeros).
     GemmSchedule schedule;
     schedule.tileM = 128;
     schedule.tileN = sizeN > 128 ? 256 : 128;
@@ -923,6 +907,7 @@ struct BF16GemmToGPU : OpInterfaceRewritePattern<linalg::LinalgOp> {
     schedule.decoderWarpgroups = 0;
     schedule.persistent = true;
     schedule.rasterGroup = 16;
+    schedule.tmaStore = true;
     int64_t paddedK = llvm::alignTo(sizeK, kGemmTileK);
     auto shapeOf = [&](int64_t rows) {
       SmallVector<int64_t> shape;
@@ -936,8 +921,16 @@ struct BF16GemmToGPU : OpInterfaceRewritePattern<linalg::LinalgOp> {
     // codes or scales as such.
     auto planA = BlockScaledTensorType::get(ctx, shapeOf(sizeM), {1, 16});
     auto planB = BlockScaledTensorType::get(ctx, shapeOf(sizeN), {1, 16});
-    GemmPlan plan = makeGemmPlan(chip, schedule, planA, planB, resultElement);
-    plan.operandElement = rewriter.getBF16Type();
+    auto planFor = [&](const GemmSchedule &s) {
+      GemmPlan plan = makeGemmPlan(chip, s, planA, planB, resultElement);
+      plan.operandElement = rewriter.getBF16Type();
+      return plan;
+    };
+    GemmPlan plan = planFor(schedule);
+    if (!gemmTmaStoreUnsupportedReason(plan).empty()) {
+      schedule.tmaStore = false;
+      plan = planFor(schedule);
+    }
     std::string why =
         decodeWgmmaGemmUnsupportedReason(plan, chip.maxSharedMemoryPerBlock);
     if (!why.empty())
@@ -978,14 +971,17 @@ struct BF16GemmToGPU : OpInterfaceRewritePattern<linalg::LinalgOp> {
     Type mapA = gemmTensorMapType(plan, plan.a, /*scales=*/false);
     Type mapB = gemmTensorMapType(plan, plan.b, /*scales=*/false);
     SmallVector<Value> args = {
-        createOperandMap(rewriter, loc, bufferOf(lhs), batchSize, sizeK, mapA),
+        createTensorMap(rewriter, loc, bufferOf(lhs), batchSize, sizeK, mapA),
         noScales,
         noAmax,
-        createOperandMap(rewriter, loc, bufferOf(rhs), batchSize, sizeK, mapB),
+        createTensorMap(rewriter, loc, bufferOf(rhs), batchSize, sizeK, mapB),
         noScales,
         noAmax,
         arith::ConstantOp::create(rewriter, loc, rewriter.getF32FloatAttr(1.0f)),
         flatten(rewriter, loc, result)};
+    if (plan.tmaStore)
+      args[7] = createTensorMap(rewriter, loc, args[7], batchSize, sizeN,
+                                gemmOutputTensorMapType(plan));
     SmallVector<Type> argTypes;
     for (Value a : args)
       argTypes.push_back(a.getType());

@@ -373,24 +373,6 @@ gpu::GPUFuncOp buildSplitKFinalizeKernel(ModuleOp module, int64_t batch,
       });
 }
 
-/// The tensor map (`mapType`, a !nvgpu.tensormap.descriptor) of `buffer`
-/// viewed as [batch, rows, rowBytes], created by the host.
-Value createTensorMap(OpBuilder &b, Location loc, Value buffer, int64_t batch,
-                      int64_t rowBytes, Type mapType) {
-  auto flat = cast<MemRefType>(buffer.getType());
-  auto map = cast<nvgpu::TensorMapDescriptorType>(mapType);
-  int64_t rows = flat.getNumElements() / batch / rowBytes;
-  Value view = memref::ExpandShapeOp::create(
-      b, loc, MemRefType::get({batch, rows, rowBytes}, flat.getElementType()),
-      flatten(b, loc, buffer), ArrayRef<ReassociationIndices>{{0, 1, 2}});
-  Value unranked = memref::CastOp::create(
-      b, loc, UnrankedMemRefType::get(flat.getElementType(), 0), view);
-  SmallVector<Value> box;
-  for (int64_t extent : map.getTensor().getShape())
-    box.push_back(indexConstant(b, loc, extent));
-  return nvgpu::TmaCreateDescriptorOp::create(b, loc, mapType, unranked, box);
-}
-
 /// The tensor-core plan for this GEMM -- the forced schedule, or the
 /// chip's choice -- or nothing when the shape or the chip needs the SIMT
 /// kernel. With a forced schedule the kernel cannot take, `whyNot` says why.
@@ -462,9 +444,18 @@ std::optional<GemmPlan> planGemm(const ::nvfp4::target::ChipInfo &chip,
       return std::nullopt;
     return plan;
   }
-  GemmPlan plan = make(chooseGemmSchedule(chip, lhsType, rhsType));
+  GemmSchedule chosen = chooseGemmSchedule(chip, lhsType, rhsType);
+  GemmPlan plan = make(chosen);
   if (unsupported(plan).empty())
     return plan;
+  // The chosen schedule without its TMA store (C's rows not a multiple of
+  // 16 bytes, or tile columns the staging buffers do not divide).
+  if (chosen.tmaStore) {
+    chosen.tmaStore = false;
+    plan = make(chosen);
+    if (unsupported(plan).empty())
+      return plan;
+  }
   // The chip's plain schedule (one tile per CTA, the consumers decode).
   GemmSchedule fallback;
   fallback.tileM = chip.gemmTile.m;

@@ -166,11 +166,14 @@ func.func @heads_rope_repeat(%x: tensor<8x32xbf16>) -> tensor<4x8x16xbf16> {
 // The attention GEMMs in BF16 on sm_90a: the route's wgmma kernel with BF16
 // operands read by TMA (K = 128 padded to the 256 of a K step by the
 // tensor maps' zero fill). P x V (B stored [b, k, n]) transposes V first.
-// The zero fill of C is not needed: the GEMM writes every element.
+// The zero fill of C is not needed: the GEMM writes every element. C
+// leaves through the TMA-store epilogue (_ts): its map has boxes of 16 rows
+// x 128 bytes.
 // CHECK-LABEL: func.func @attention_bmms
 // CHECK-NOT: gpu.memset %{{.*}} : memref<4x128x128xbf16>
 // CHECK: nvgpu.tma.create.descriptor %{{.*}} box[%{{.*}}, %{{.*}}, %{{.*}}] : memref<*xbf16> -> <tensor = memref<1x128x64xbf16, 3>, swizzle = swizzle_128b
-// CHECK: gpu.launch_func @nvfp4_kernels::@[[QK:nvfp4_bf16_matmul_4x128x128x128_to_bf16_wgmma_128x128x256_s0_d4w0_p16]]
+// CHECK: nvgpu.tma.create.descriptor %{{.*}} : memref<*xbf16> -> <tensor = memref<1x16x64xbf16, 3>, swizzle = swizzle_128b
+// CHECK: gpu.launch_func @nvfp4_kernels::@[[QK:nvfp4_bf16_matmul_4x128x128x128_to_bf16_wgmma_128x128x256_s0_d4w0_p16_ts]]
 // CHECK: gpu.launch_func @nvfp4_kernels::@nvfp4_linalg_transpose_4x128x128_
 // CHECK: gpu.launch_func @nvfp4_kernels::@nvfp4_bf16_matmul_4x128x128x128_to_f32_wgmma_
 // CHECK-NOT: linalg.
