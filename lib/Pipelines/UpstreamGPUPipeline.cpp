@@ -85,6 +85,9 @@ void mlir::nvfp4::buildUpstreamGPUPipeline(OpPassManager &pm, StringRef chip,
   // copies its 128 bytes to the device -- the device address our kernels
   // take (the manifest's "tensormap" parameter).
   pm.addPass(createConvertNVGPUToNVVMPass());
+  // ... and the launches pass that address (gpu-to-llvm cannot convert the
+  // descriptor type itself).
+  pm.addNestedPass<func::FuncOp>(createNVFP4TensorMapsAsPointers());
   GpuToLLVMConversionPassOptions toLLVM;
   toLLVM.kernelBarePtrCallConv = true;
   pm.addPass(createGpuToLLVMConversionPass(toLLVM));

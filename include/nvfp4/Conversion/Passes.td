@@ -216,4 +216,35 @@ def NVFP4FreeDeviceBuffers
   let dependentDialects = ["::mlir::gpu::GPUDialect"];
 }
 
+def NVFP4TensorMapsAsPointers
+    : Pass<"nvfp4-tensor-maps-as-pointers", "::mlir::func::FuncOp"> {
+  let summary = "Pass the device pointers of TMA tensor maps to kernel "
+                "launches (host code, for upstream's gpu-to-llvm)";
+  let description = [{
+    On the host, `convert-nvgpu-to-nvvm` turns `nvgpu.tma.create_descriptor`
+    into a call of upstream's `mgpuTensorMapEncodeTiledMemref`, which
+    encodes the 128-byte CUtensorMap and returns its copy in device memory
+    as an `!llvm.ptr`; the `gpu.launch_func` operands that took the
+    descriptor are left reading it through an
+    `unrealized_conversion_cast` back to `!nvgpu.tensormap.descriptor`, a
+    type `gpu-to-llvm` cannot convert ("failed to legalize operation
+    'gpu.launch_func'"). This pass makes such operands the pointer itself:
+    the kernels of `convert-nvfp4-to-gpu` take a tensor map as the address
+    of its 128 bytes in global memory (the manifest's "tensormap"
+    parameter, what the nvfp4 runtime passes too), so the launch passes
+    exactly what the kernel reads. Operands of any other origin are left
+    alone. Run it between `convert-nvgpu-to-nvvm` and `gpu-to-llvm` (the
+    `nvfp4-to-upstream-gpu` pipeline does).
+
+    ```mlir
+    %p = llvm.call @mgpuTensorMapEncodeTiledMemref(...) : (...) -> !llvm.ptr
+    %m = builtin.unrealized_conversion_cast %p : !llvm.ptr to !nvgpu.tensormap.descriptor<...>
+    gpu.launch_func @k::@gemm ... args(%m : !nvgpu.tensormap.descriptor<...>, ...)
+    // becomes
+    gpu.launch_func @k::@gemm ... args(%p : !llvm.ptr, ...)
+    ```
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
+}
+
 #endif // NVFP4_CONVERSION_PASSES_TD

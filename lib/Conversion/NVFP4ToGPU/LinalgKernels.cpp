@@ -960,11 +960,12 @@ struct BF16GemmToGPU : OpInterfaceRewritePattern<linalg::LinalgOp> {
       rhs = linalg::TransposeOp::create(rewriter, loc, rhs, empty, permutation)
                 ->getResult(0);
     }
-    auto i8 = rewriter.getI8Type(), i32 = rewriter.getI32Type();
-    // Scales and amaxes: unused, zero-filled so that nothing is undefined.
-    Value noScales =
-        allocDevice(rewriter, loc, MemRefType::get({1}, i8), true);
-    Value noAmax = allocDevice(rewriter, loc, MemRefType::get({1}, i32), true);
+    // Scales and amaxes: unused, one zero-filled word for all four so that
+    // nothing is undefined (an i32 buffer: upstream's gpu-to-llvm lowers
+    // 16- and 32-bit memsets only, and the kernel never reads it as bytes).
+    Value noAmax = allocDevice(
+        rewriter, loc, MemRefType::get({1}, rewriter.getI32Type()), true);
+    Value noScales = noAmax;
     Value result = allocDevice(
         rewriter, loc,
         MemRefType::get(resultType.getShape(), resultElement), false);
