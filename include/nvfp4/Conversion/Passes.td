@@ -266,6 +266,9 @@ def NVFP4RaiseUpstreamScaling : Pass<"nvfp4-raise-upstream-scaling"> {
     spec's floor); round to nearest even; and +-Inf and NaN elements
     either fixed up as the lowering does or excluded by
     `fastmath<nnan,ninf>`. docs/Numerics.md section 11.6 gives the form.
+    An `nvfp4.pack` of the raised codes and scales with amax 0, and a
+    dequantize of parts unpacked from one MX value, use that value
+    directly, so lowering and raising give back the original ops.
 
     Anything else is left as it is. With `emit-remarks`, each scaling op
     left unchanged gets a remark with the first difference found, e.g.

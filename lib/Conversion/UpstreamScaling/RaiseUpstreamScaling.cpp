@@ -517,6 +517,13 @@ struct RaiseScalingTruncF : OpRewritePattern<arith::ScalingTruncFOp> {
     if (match->fixup)
       rewriter.eraseOp(match->fixup);
     rewriter.eraseOp(op);
+    // A pack of exactly these parts with amax 0 (the form the lowering
+    // writes) is the quantized value itself: an MX quantize's amax part is 0.
+    for (Operation *user : llvm::make_early_inc_range(parts.getCodes().getUsers()))
+      if (auto pack = dyn_cast<PackOp>(user);
+          pack && pack.getScales() == parts.getScales() &&
+          pack.getType() == match->type && isF32Const(pack.getAmax(), 0.0f))
+        rewriter.replaceOp(pack, quantized);
     return success();
   }
 };
@@ -530,10 +537,19 @@ struct RaiseScalingExtF : OpRewritePattern<arith::ScalingExtFOp> {
     if (failed(match))
       return rewriter.notifyMatchFailure(op, why);
     Location loc = op.getLoc();
-    Value zero = arith::ConstantOp::create(rewriter, loc,
-                                           rewriter.getF32FloatAttr(0.0f));
-    Value packed = PackOp::create(rewriter, loc, match->type, op.getIn(),
-                                  match->scales, zero);
+    // Codes and scales unpacked from one MX value of this type: dequantize
+    // that value (an MX dequantize does not read the amax part).
+    auto unpack = op.getIn().getDefiningOp<UnpackOp>();
+    Value packed;
+    if (unpack && unpack.getScales() == match->scales &&
+        unpack.getInput().getType() == match->type) {
+      packed = unpack.getInput();
+    } else {
+      Value zero = arith::ConstantOp::create(rewriter, loc,
+                                             rewriter.getF32FloatAttr(0.0f));
+      packed = PackOp::create(rewriter, loc, match->type, op.getIn(),
+                              match->scales, zero);
+    }
     rewriter.replaceOpWithNewOp<DequantizeOp>(op, op.getType(), packed);
     return success();
   }
