@@ -76,6 +76,11 @@ void mlir::nvfp4::buildReferencePipeline(OpPassManager &pm) {
   pm.addPass(createConvertBufferizationToMemRefPass());
 
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
+  // Upstream's scaling ops and the casts to and from the FP8/FP4/E8M0
+  // types, which upstream's LLVM lowering lacks or gets wrong, as the
+  // numerics library's conversions (IR written with arith.scaling_truncf /
+  // scaling_extf runs here with nvfp4's bytes).
+  pm.addNestedPass<func::FuncOp>(createNVFP4ExpandSmallFloatCasts());
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
   // vector.print (used by tests and debugging output) and other vector ops

@@ -42,7 +42,12 @@
 // --col-rounding=rn|sr, --col-seed=N, --col-amax=F (dual: the columnwise
 // part; --rounding, --seed and --amax are the rowwise part's),
 // --alpha=F, --out=f32|bf16, --corrupt (flip one expected byte: a negative
-// control showing the comparison can fail).
+// control showing the comparison can fail); MX only: --in=bf16|f32
+// (quantize), --nan-scale (dequantize --data=codes: the E8M0 NaN 0xFF too;
+// with --out=bf16 two NaNs compare equal whatever their bits, see
+// docs/Numerics.md 11.6),
+// --data=bf16-all (every BF16 bit pattern, 65536 elements), --data=scale-edges
+// (FP32 block amaxes at and next to max_elem * 2^k, with --in=f32).
 //
 //===----------------------------------------------------------------------===//
 
@@ -134,6 +139,49 @@ std::vector<float> makeData(int64_t rows, int64_t cols, const Options &opts,
   std::vector<float> data(rows * cols);
   if (kind == "zero")
     return data;
+  if (kind == "scale-edges") {
+    // MX scale boundaries (FP32 data, for --in=f32): block b's amax is
+    // max_elem * 2^k and its two FP32 neighbours, k from -160 to 127, so
+    // v = bamax / max_elem lands just below, on and just above every power
+    // of two, the subnormal ones included; the other elements are smaller
+    // values of both signs and zeros.
+    std::optional<MXFormat> format = parseMXFormat(opts.get("format", ""));
+    if (!format)
+      fail("--data=scale-edges is for the MX formats");
+    float max = mxElementMax(*format);
+    std::vector<float> amaxes;
+    for (int k = -160; k <= 127; ++k) {
+      float t = std::ldexp(max, k);
+      if (t == 0.0f || std::isinf(t))
+        continue;
+      amaxes.push_back(std::nextafter(t, 0.0f));
+      amaxes.push_back(t);
+      amaxes.push_back(std::nextafter(t, std::numeric_limits<float>::infinity()));
+    }
+    if (cols != 32 || rows < (int64_t)amaxes.size())
+      fail("--data=scale-edges needs --shape=" + std::to_string(amaxes.size()) +
+           "x32 or more rows");
+    std::uniform_real_distribution<float> fraction(0.0f, 1.0f);
+    for (int64_t r = 0; r < rows; ++r) {
+      float amax = amaxes[r % amaxes.size()];
+      float *block = data.data() + r * 32;
+      for (int64_t i = 0; i < 32; ++i)
+        block[i] = (i % 5 == 4 ? 0.0f : amax * fraction(rng)) *
+                   (rng() & 1 ? -1.0f : 1.0f);
+      block[r % 32] = (r & 1) ? -amax : amax;
+    }
+    return data;
+  }
+  if (kind == "bf16-all") {
+    // Every BF16 bit pattern once, in order: 1x32 blocks of consecutive
+    // patterns, so there are blocks of zeros and subnormals, of every
+    // binade, of +-Inf with NaNs and of NaNs only.
+    if (rows * cols != 65536)
+      fail("--data=bf16-all needs 65536 elements (e.g. --shape=2048x32)");
+    for (int64_t i = 0; i < 65536; ++i)
+      data[i] = bf16ToFloat(static_cast<uint16_t>(i));
+    return data;
+  }
   if (kind == "cancel") {
     std::uniform_real_distribution<double> smallExponent(-8.0, 8.0);
     std::uniform_int_distribution<int> bigExponent(16, 30);
@@ -246,9 +294,50 @@ public:
     std::string w = "want_" + label;
     constant(w, want, shape, intType);
     std::string t = "tensor<" + shape + "x" + intType + ">";
+    line("%ne_" + label + " = arith.cmpi ne, %" + got + ", %" + w + " : " + t);
+    countAndPrint(label, shape);
+  }
+
+  /// As expectEqual for the bits %got of floats of `floatType`, except that
+  /// two NaNs count as equal whatever their sign and payload (which LLVM's
+  /// floating-point arithmetic does not define).
+  template <typename T>
+  void expectEqualOrBothNaN(const std::string &label, const std::string &got,
+                            std::vector<T> want, const std::string &shape,
+                            const std::string &floatType,
+                            const std::string &intType) {
+    if (corrupt && !corrupted && !want.empty()) {
+      want[0] ^= 1;
+      corrupted = true;
+    }
+    std::string w = "want_" + label;
+    constant(w, want, shape, intType);
+    std::string t = "tensor<" + shape + "x" + intType + ">";
+    std::string tf = "tensor<" + shape + "x" + floatType + ">";
+    std::string t1 = "tensor<" + shape + "xi1>";
+    line("%wf_" + label + " = arith.bitcast %" + w + " : " + t + " to " + tf);
+    line("%gf_" + label + " = arith.bitcast %" + got + " : " + t + " to " + tf);
+    line("%wn_" + label + " = arith.cmpf uno, %wf_" + label + ", %wf_" +
+         label + " : " + tf);
+    line("%gn_" + label + " = arith.cmpf uno, %gf_" + label + ", %gf_" +
+         label + " : " + tf);
+    line("%nn_" + label + " = arith.andi %wn_" + label + ", %gn_" + label +
+         " : " + t1);
+    line("%true_" + label + " = arith.constant dense<true> : " + t1);
+    line("%notnn_" + label + " = arith.xori %nn_" + label + ", %true_" +
+         label + " : " + t1);
+    line("%bits_ne_" + label + " = arith.cmpi ne, %" + got + ", %" + w +
+         " : " + t);
+    line("%ne_" + label + " = arith.andi %bits_ne_" + label + ", %notnn_" +
+         label + " : " + t1);
+    countAndPrint(label, shape);
+  }
+
+  /// Counts the true elements of %ne_<label> and prints
+  /// "<label> mismatches: N".
+  void countAndPrint(const std::string &label, const std::string &shape) {
     std::string t1 = "tensor<" + shape + "xi1>";
     std::string t32 = "tensor<" + shape + "xi32>";
-    line("%ne_" + label + " = arith.cmpi ne, %" + got + ", %" + w + " : " + t);
     line("%ne32_" + label + " = arith.extui %ne_" + label + " : " + t1 +
          " to " + t32);
     line("%init_" + label + " = arith.constant dense<0> : tensor<i32>");
@@ -301,14 +390,18 @@ public:
          "xi8> to tensor<" + shape + "xf8E4M3FN>");
   }
 
+  /// A function beside @main (printed after it).
+  void function(const std::string &text) { functions << text; }
+
   void print() const {
     std::printf("// Generated by nvfp4-refgen; expected values come from "
-                "lib/Numerics.\nfunc.func @main() {\n%s  return\n}\n",
-                body.str().c_str());
+                "lib/Numerics.\nfunc.func @main() {\n%s  return\n}\n%s",
+                body.str().c_str(), functions.str().c_str());
   }
 
 private:
   std::ostringstream body;
+  std::ostringstream functions;
   bool corrupt;
   bool corrupted = false;
 };
@@ -734,8 +827,13 @@ std::string mxCodeBytes(Program &p, const std::string &name,
   return p.bits(name, shape, mxElementType(format), "i8");
 }
 
-/// Emits %name = nvfp4.pack of the MX tensor `q` (amax part 0).
-void emitMXPacked(Program &p, const std::string &name, const MXTensor &q) {
+/// Emits %name = nvfp4.pack of the MX tensor `q` (amax part 0). With
+/// `opaqueScales` the scale bytes pass through a call of an identity
+/// function first, so that no canonicalization sees them as a constant
+/// (nvfp4.pack rejects a constant NaN scale, 0xFF, which a program can
+/// still compute).
+void emitMXPacked(Program &p, const std::string &name, const MXTensor &q,
+                  bool opaqueScales = false) {
   std::string shape = shapeText(q.Rows, q.Cols);
   std::string element = mxElementType(q.Format);
   if (q.Format == MXFormat::MXFP4) {
@@ -748,9 +846,17 @@ void emitMXPacked(Program &p, const std::string &name, const MXTensor &q) {
   }
   std::string sShape = shapeText(q.Rows, q.scaleCols());
   p.constant(name + "_scales_raw", q.Scales, sShape, "i8");
-  p.line("%" + name + "_scales = arith.bitcast %" + name +
-         "_scales_raw : tensor<" + sShape + "xi8> to tensor<" + sShape +
-         "xf8E8M0FNU>");
+  std::string raw = name + "_scales_raw";
+  if (opaqueScales) {
+    std::string t = "tensor<" + sShape + "xi8>";
+    p.line("%" + name + "_scales_opaque = func.call @" + name +
+           "_opaque(%" + raw + ") : (" + t + ") -> " + t);
+    p.function("func.func private @" + name + "_opaque(%s: " + t + ") -> " +
+               t + " {\n  return %s : " + t + "\n}\n");
+    raw = name + "_scales_opaque";
+  }
+  p.line("%" + name + "_scales = arith.bitcast %" + raw + " : tensor<" +
+         sShape + "xi8> to tensor<" + sShape + "xf8E8M0FNU>");
   p.line("%" + name + "_amax = arith.constant 0.0 : f32");
   p.line("%" + name + " = nvfp4.pack %" + name + "_codes, %" + name +
          "_scales, %" + name + "_amax : " +
@@ -765,8 +871,16 @@ void emitMXQuantize(const Options &opts, Program &p) {
   MXTensor q = check(quantizeMX(data.data(), data.size(), rows, cols, format));
   std::string shape = shapeText(rows, cols);
   std::string type = mxTensorType(rows, cols, format, swizzled);
-  p.constant("x", toBF16Bits(data), shape, "bf16");
-  p.line("%q = nvfp4.quantize %x : tensor<" + shape + "xbf16> -> " + type);
+  // --in=f32: an FP32 input (the data are BF16 values either way).
+  std::string in = opts.get("in", "bf16");
+  if (in == "f32")
+    p.constant("x", toF32Bits(data), shape, "f32");
+  else if (in == "bf16")
+    p.constant("x", toBF16Bits(data), shape, "bf16");
+  else
+    fail("--in must be bf16 or f32");
+  p.line("%q = nvfp4.quantize %x : tensor<" + shape + "x" + in + "> -> " +
+         type);
   p.line("%codes, %scales, %amax = nvfp4.unpack %q : " + type);
   p.expectEqual("codes", mxCodeBytes(p, "codes", shape, format), q.Codes,
                 shape, "i8");
@@ -780,12 +894,15 @@ void emitMXQuantize(const Options &opts, Program &p) {
 
 void emitMXDequantize(const Options &opts, Program &p) {
   MXFormat format = parseFormat(opts.get("format", ""));
+  bool nanScale = opts.has("nan-scale");
   MXTensor q;
   if (opts.get("data", "random") == "codes") {
     // Every E8M0 byte but NaN with every element code: element (r, c) has
     // code c mod (number of codes); block b of row r has scale
-    // (8r + b) mod 255, which runs through all 255 bytes as r does.
-    int64_t rows = 255, cols = 256;
+    // (8r + b) mod 255, which runs through all 255 bytes as r does. With
+    // --nan-scale, 256 rows and (8r + b) mod 256: NaN (0xFF) too.
+    int64_t scaleBytes = nanScale ? 256 : 255;
+    int64_t rows = scaleBytes, cols = 256;
     int codes = format == MXFormat::MXFP4 ? 16 : 256;
     q.Rows = rows;
     q.Cols = cols;
@@ -794,7 +911,7 @@ void emitMXDequantize(const Options &opts, Program &p) {
       for (int64_t c = 0; c < cols; ++c)
         q.Codes.push_back(static_cast<uint8_t>(c % codes));
       for (int64_t b = 0; b < cols / kMXBlockSize; ++b)
-        q.Scales.push_back(static_cast<uint8_t>((8 * r + b) % 255));
+        q.Scales.push_back(static_cast<uint8_t>((8 * r + b) % scaleBytes));
     }
   } else {
     auto [rows, cols] = parsePair(opts.get("shape", "32x64"));
@@ -804,12 +921,15 @@ void emitMXDequantize(const Options &opts, Program &p) {
   std::vector<float> want = check(dequantizeMX(q));
   bool bf16 = opts.get("out", "f32") == "bf16";
   std::string shape = shapeText(q.Rows, q.Cols);
-  emitMXPacked(p, "q", q);
+  emitMXPacked(p, "q", q, nanScale);
   std::string outType = bf16 ? "bf16" : "f32";
   p.line("%d = nvfp4.dequantize %q : " +
          mxTensorType(q.Rows, q.Cols, format, false) + " -> tensor<" + shape +
          "x" + outType + ">");
-  if (bf16)
+  if (bf16 && nanScale)
+    p.expectEqualOrBothNaN("values", p.bits("d", shape, "bf16", "i16"),
+                           toBF16Bits(want), shape, "bf16", "i16");
+  else if (bf16)
     p.expectEqual("values", p.bits("d", shape, "bf16", "i16"), toBF16Bits(want),
                   shape, "i16");
   else

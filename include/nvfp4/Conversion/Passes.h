@@ -9,6 +9,7 @@
 
 #include "nvfp4/Conversion/NVFP4ToGPU/NVFP4ToGPU.h"
 #include "nvfp4/Conversion/NVFP4ToReference/NVFP4ToReference.h"
+#include "nvfp4/Conversion/UpstreamScaling/UpstreamScaling.h"
 
 #include "mlir/Pass/Pass.h"
 

@@ -245,6 +245,95 @@ def NVFP4TensorMapsAsPointers
     ```
   }];
   let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
+
+def NVFP4LowerToUpstreamScaling
+    : Pass<"nvfp4-lower-to-upstream-scaling"> {
+  let summary = "Write MX quantize and dequantize in upstream's "
+                "arith.scaling_truncf / arith.scaling_extf";
+  let description = [{
+    Rewrites `nvfp4.quantize` to an MX type (E8M0 scales, 1x32 blocks,
+    linear layout) of an f32 or bf16 tensor, and `nvfp4.dequantize` of such
+    a value to f32 or bf16, into upstream ops with the same bytes
+    (docs/Numerics.md section 11.6):
+
+    * quantize: the block amax (`tensor.expand_shape` to
+      `[..., C/32, 32]`, `linalg.reduce` of `math.absf` / `arith.maxnumf`
+      from +0), the scale rule on the bits of `v = bamax * fp32(1/max)`
+      (`linalg.map`: `b <= 0x400000 ? 0 : min((b + 0x7FFFFF) >> 23, 254)`,
+      the E8M0 byte of 2^ceil(log2 v)), its broadcast to every element
+      (`linalg.broadcast` + `tensor.collapse_shape`),
+      `arith.scaling_truncf`, and a fix-up `linalg.map` for +-Inf and NaN
+      elements, whose conversion upstream leaves to the target; the result
+      is `nvfp4.pack` of the codes and the scales;
+    * dequantize: `nvfp4.unpack`, the broadcast, `arith.scaling_extf`.
+
+    NVFP4 values (E4M3 scales per 16 and an FP32 tensor scale), swizzled
+    scales and f16 tensors are left alone: upstream's ops cannot express
+    them bit for bit (section 11.6 says why).
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::linalg::LinalgDialect",
+    "::mlir::math::MathDialect",
+    "::mlir::tensor::TensorDialect",
+  ];
+}
+
+def NVFP4RaiseUpstreamScaling : Pass<"nvfp4-raise-upstream-scaling"> {
+  let summary = "Raise arith.scaling_truncf / arith.scaling_extf to MX "
+                "nvfp4.quantize / nvfp4.dequantize where they agree bit "
+                "for bit";
+  let description = [{
+    The inverse of `nvfp4-lower-to-upstream-scaling`.
+    `arith.scaling_extf` of MX element codes (f8E4M3FN, f8E5M2, f4E2M1FN)
+    to f32 or bf16 with one f8E8M0FNU scale per 1x32 block, broadcast along
+    the last dimension, becomes `nvfp4.pack` + `nvfp4.dequantize`.
+    `arith.scaling_truncf` of an f32 or bf16 tensor becomes
+    `nvfp4.quantize` (and the users of its scales read them from
+    `nvfp4.unpack`) when every part of its surroundings is nvfp4's: 1x32
+    blocks along the last dimension; the block amax skipping NaN; the scale
+    exponent rounded up (2^ceil(log2(bamax / max_elem)), not the OCP
+    spec's floor); round to nearest even; and +-Inf and NaN elements
+    either fixed up as the lowering does or excluded by
+    `fastmath<nnan,ninf>`. docs/Numerics.md section 11.6 gives the form.
+    An `nvfp4.pack` of the raised codes and scales with amax 0, and a
+    dequantize of parts unpacked from one MX value, use that value
+    directly, so lowering and raising give back the original ops.
+
+    Anything else is left as it is. With `emit-remarks`, each scaling op
+    left unchanged gets a remark with the first difference found, e.g.
+
+    ```
+    remark: left unchanged: the scale exponent is rounded down (arith.truncf to f8E8M0FNU keeps the exponent bits: floor(log2 v), the OCP MX rule); ...
+    ```
+  }];
+  let options = [
+    Option<"emitRemarks", "emit-remarks", "bool", /*default=*/"false",
+           "Emit a remark on every arith.scaling_truncf / scaling_extf "
+           "that is not raised, saying why">,
+  ];
+  let dependentDialects = ["::mlir::nvfp4::NVFP4Dialect"];
+}
+
+def NVFP4ExpandSmallFloatCasts : Pass<"nvfp4-expand-small-float-casts"> {
+  let summary = "Lower scalar casts to and from f8E4M3FN, f8E5M2, f4E2M1FN "
+                "and f8E8M0FNU to bit-exact integer code";
+  let description = [{
+    Part of `nvfp4-reference-pipeline`, after the loops are formed:
+    scalar `arith.scaling_truncf` / `arith.scaling_extf` are expanded as
+    upstream defines them (extf of the scale, divf or mulf, truncf), and
+    scalar `arith.truncf` (round to nearest even) / `arith.extf` between
+    f32, bf16 or f16 and those types become the integer code of the
+    numerics library's conversions (RNE, satfinite, NaN as
+    docs/Numerics.md 11.1, E8M0 0x00 = 2^-127). Upstream's LLVM lowering
+    has no code for the FP8 ones, and arith-expand's f4E2M1FN and
+    f8E8M0FNU code differs from the types' definitions (section 11.6).
+    Truncations with another rounding mode are left alone.
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::math::MathDialect",
+  ];
 }
 
 #endif // NVFP4_CONVERSION_PASSES_TD
