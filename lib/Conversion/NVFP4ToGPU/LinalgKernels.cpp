@@ -657,17 +657,9 @@ struct LinalgToGPU : OpInterfaceRewritePattern<linalg::LinalgOp> {
   }
 };
 
-/// The users of an elementwise op's result that its kernel can give the
-/// amax: nvfp4.amax ops (without an RHT) and NVFP4 quantizations that
-/// compute their own (no amax operand, no RHT), of the result or of a
-/// reshape of it (which keeps every element, so the amax).
-struct AmaxUsers {
-  SmallVector<AmaxOp> amaxes;
-  SmallVector<QuantizeOp> quantizations;
-  bool empty() const { return amaxes.empty() && quantizations.empty(); }
-};
+} // namespace
 
-AmaxUsers amaxUsersOf(Value result) {
+AmaxUsers kernels::amaxUsersOf(Value result) {
   AmaxUsers users;
   SmallVector<Value> views{result};
   while (!views.empty()) {
@@ -684,6 +676,20 @@ AmaxUsers amaxUsersOf(Value result) {
   }
   return users;
 }
+
+void kernels::giveFusedAmax(PatternRewriter &rewriter, Location loc,
+                            const AmaxUsers &users, Value buffer) {
+  // A quantize kernel takes an amax loaded like this from its device
+  // buffer (givenAmaxBuffer): no round trip through the host.
+  Value amax = loadAmax(rewriter, loc, buffer);
+  for (AmaxOp user : users.amaxes)
+    rewriter.replaceOp(user, amax);
+  for (QuantizeOp user : users.quantizations)
+    rewriter.modifyOpInPlace(user,
+                             [&] { user.getAmaxMutable().assign(amax); });
+}
+
+namespace {
 
 /// An elementwise linalg op (RMSNorm's scaling, SwiGLU, a residual add, a
 /// head merge) whose result feeds an amax or a quantization that computes
@@ -719,14 +725,7 @@ struct ProducerAmaxToGPU : OpInterfaceRewritePattern<linalg::LinalgOp> {
         /*zeroFill=*/true);
     emitLinalgKernel(rewriter, plan,
                      {buffer, chip.multiprocessors ? chip.multiprocessors : 1});
-    // A quantize kernel takes an amax loaded like this from its device
-    // buffer (givenAmaxBuffer): no round trip through the host.
-    Value amax = loadAmax(rewriter, loc, buffer);
-    for (AmaxOp user : users.amaxes)
-      rewriter.replaceOp(user, amax);
-    for (QuantizeOp user : users.quantizations)
-      rewriter.modifyOpInPlace(user,
-                               [&] { user.getAmaxMutable().assign(amax); });
+    giveFusedAmax(rewriter, loc, users, buffer);
     return success();
   }
 
@@ -998,6 +997,7 @@ bool mlir::nvfp4::hasBF16GemmKernel(const ::nvfp4::target::ChipInfo &chip) {
 
 void mlir::nvfp4::populateProducerAmaxToGPUPatterns(
     RewritePatternSet &patterns, const ::nvfp4::target::ChipInfo &chip) {
+  populateRowKernelAmaxPatterns(patterns);
   patterns.add<ProducerAmaxToGPU>(patterns.getContext(), chip);
 }
 

@@ -15,6 +15,7 @@
 #define NVFP4_LIB_CONVERSION_NVFP4TOGPU_LINALGKERNELS_H
 
 #include "KernelUtils.h"
+#include "nvfp4/Dialect/NVFP4/IR/NVFP4Ops.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/IR/PatternMatch.h"
@@ -84,6 +85,23 @@ SmallVector<Value> emitBody(OpBuilder &b, Location loc,
 /// with the accumulator first.
 Value combine(OpBuilder &b, const LinalgKernelPlan &plan, Value lhs,
               Value rhs);
+
+/// The users of an elementwise op's result that its kernel can give the
+/// amax: nvfp4.amax ops (without an RHT) and NVFP4 quantizations that
+/// compute their own (no amax operand, no RHT), of the result or of a
+/// reshape of it (which keeps every element, so the amax).
+struct AmaxUsers {
+  SmallVector<AmaxOp> amaxes;
+  SmallVector<QuantizeOp> quantizations;
+  bool empty() const { return amaxes.empty() && quantizations.empty(); }
+};
+AmaxUsers amaxUsersOf(Value result);
+
+/// Gives `users` the amax a kernel computed into `buffer` (memref<1xi32> of
+/// FP32 bits): an nvfp4.amax is replaced by it, a quantization takes it as
+/// its amax operand (the value it would have computed).
+void giveFusedAmax(PatternRewriter &rewriter, Location loc,
+                   const AmaxUsers &users, Value buffer);
 
 /// Whether every use of `fill` is the init of a reduction that becomes part
 /// of a row kernel, which takes the fill's constant itself (RowKernels.cpp).

@@ -39,6 +39,7 @@
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -523,8 +524,11 @@ int64_t contiguousReads(const RowGroup &group) {
 /// consumer was; the consumer's results are its buffers and the reductions
 /// are gone.
 struct RowGroupToGPU : OpInterfaceRewritePattern<linalg::LinalgOp> {
-  RowGroupToGPU(MLIRContext *ctx)
-      : OpInterfaceRewritePattern(ctx, /*benefit=*/3) {}
+  /// `fuseAmax`: only groups whose elementwise result feeds an amax, which
+  /// the kernel then computes too (the stage of ProducerAmaxToGPU).
+  RowGroupToGPU(MLIRContext *ctx, bool fuseAmax)
+      : OpInterfaceRewritePattern(ctx, /*benefit=*/3), fuseAmax(fuseAmax) {}
+  bool fuseAmax;
 
   LogicalResult matchAndRewrite(linalg::LinalgOp root,
                                 PatternRewriter &rewriter) const override {
@@ -539,15 +543,25 @@ struct RowGroupToGPU : OpInterfaceRewritePattern<linalg::LinalgOp> {
     // driver goes top-down), before any op of it became a kernel alone.
     if (group.plans.front().op != root)
       return rewriter.notifyMatchFailure(root, "not the first op of its group");
-    emitRowKernel(rewriter, group);
+    AmaxUsers users;
+    if (fuseAmax) {
+      linalg::LinalgOp consumer = group.plans.back().op;
+      if (consumer->getNumResults() != 1)
+        return rewriter.notifyMatchFailure(root, "a consumer of two results");
+      users = amaxUsersOf(consumer->getResult(0));
+      if (users.empty())
+        return rewriter.notifyMatchFailure(root, "no amax of its result");
+    }
+    emitRowKernel(rewriter, group, users);
     return success();
   }
 
-  void emitRowKernel(PatternRewriter &rewriter, RowGroup &group) const;
+  void emitRowKernel(PatternRewriter &rewriter, RowGroup &group,
+                     const AmaxUsers &amaxUsers) const;
 };
 
-void RowGroupToGPU::emitRowKernel(PatternRewriter &rewriter,
-                                  RowGroup &group) const {
+void RowGroupToGPU::emitRowKernel(PatternRewriter &rewriter, RowGroup &group,
+                                  const AmaxUsers &amaxUsers) const {
   linalg::LinalgOp consumer = group.plans.back().op;
   Location loc = consumer.getLoc();
   auto module = consumer->getParentOfType<ModuleOp>();
@@ -597,6 +611,16 @@ void RowGroupToGPU::emitRowKernel(PatternRewriter &rewriter,
     layouts.push_back(std::move(layout));
   }
 
+  // The fused amax's buffer: the last argument.
+  Value amaxBuffer;
+  int64_t amaxArg = -1;
+  if (!amaxUsers.empty()) {
+    amaxBuffer = allocDevice(rewriter, loc,
+                             MemRefType::get({1}, rewriter.getI32Type()),
+                             /*zeroFill=*/true);
+    amaxArg = arguments.addOutput(amaxBuffer);
+  }
+
   RowGeometry geometry(group, contiguousReads(group));
   // The name covers the ops and what the signature depends on beyond
   // them: which operands share an argument, which inits are constants.
@@ -612,7 +636,8 @@ void RowGroupToGPU::emitRowKernel(PatternRewriter &rewriter,
   }
   std::string name = "nvfp4_linalg_rows_" + shapeName(group.ranges) + "_" +
                      std::to_string(group.plans.size()) + "op_" +
-                     llvm::utohexstr(llvm::hash_value(text));
+                     llvm::utohexstr(llvm::hash_value(text)) +
+                     (amaxBuffer ? "_amax" : "");
 
   KernelOptions options;
   options.blockSize = geometry.blockSize;
@@ -628,6 +653,15 @@ void RowGroupToGPU::emitRowKernel(PatternRewriter &rewriter,
           gpu::AddressSpaceAttr::get(rewriter.getContext(),
                                      gpu::AddressSpace::Workgroup)));
     }
+  int64_t amaxShared = -1;
+  if (amaxBuffer && geometry.warpsPerRow() > 1) {
+    amaxShared = options.workgroupBuffers.size();
+    options.workgroupBuffers.push_back(MemRefType::get(
+        {geometry.warpsPerRow()}, rewriter.getF32Type(),
+        MemRefLayoutAttrInterface(),
+        gpu::AddressSpaceAttr::get(rewriter.getContext(),
+                                   gpu::AddressSpace::Workgroup)));
+  }
 
   gpu::GPUFuncOp kernel = getOrCreateKernel(
       module, name, arguments.types, options,
@@ -688,33 +722,91 @@ void RowGroupToGPU::emitRowKernel(PatternRewriter &rewriter,
         for (auto [i, plan] : llvm::enumerate(group.plans)) {
           ValueRange args = opArgs[i];
           if (!group.isReduction(i)) {
-            // The consumer: every chunk's points, stored.
+            // The consumer: every chunk's points, stored; with a fused
+            // amax, this thread's max |y| of what it stores.
             ValueRange outs = kargs.take_front(numOutputs);
-            auto emitStores = [&](Value c, int64_t key, ChunkCache &cache) {
+            ScalarBuilder sb(b, l);
+            auto emitStores = [&](Value c, int64_t key, ChunkCache &cache,
+                                  Value max) {
               auto [j0, valid] = chunkStart(c);
-              std::optional<OpBuilder::InsertionGuard> storeGuard;
               SmallVector<SmallVector<Value>> points =
                   emitChunk(b, l, plan, args, 0, outer, j0, key,
                             geometry.width, cache, given, nullptr);
+              if (max) {
+                Value chunkMax = max;
+                for (const SmallVector<Value> &point : points)
+                  chunkMax = arith::MaxNumFOp::create(
+                      b, l, chunkMax,
+                      math::AbsFOp::create(b, l, sb.toF32(point[0])));
+                max = valid ? arith::SelectOp::create(b, l, valid, chunkMax,
+                                                      max)
+                                  .getResult()
+                            : chunkMax;
+              }
+              OpBuilder::InsertionGuard storeGuard(b);
               if (valid) {
                 auto ifValid = scf::IfOp::create(b, l, valid, false);
-                storeGuard.emplace(b);
                 b.setInsertionPointToStart(ifValid.thenBlock());
               }
               storeChunk(b, l, plan, outs, outer, j0, points);
+              return max;
             };
+            Value max = amaxArg >= 0 ? sb.f32(0.0f) : Value();
             if (geometry.cached) {
               for (int64_t c = 0; c < geometry.chunksPerThread; ++c)
-                emitStores(m.c(c), c, rowCache);
+                max = emitStores(m.c(c), c, rowCache, max);
             } else {
               auto loop = scf::ForOp::create(
-                  b, l, m.c(0), m.c(geometry.chunksPerThread), m.c(1));
-              OpBuilder::InsertionGuard g(b);
-              b.setInsertionPointToStart(loop.getBody());
-              ChunkCache cache = rowCache;
-              cache.vectors.clear();
-              emitStores(loop.getInductionVar(), 0, cache);
+                  b, l, m.c(0), m.c(geometry.chunksPerThread), m.c(1),
+                  max ? ValueRange{max} : ValueRange{});
+              {
+                OpBuilder::InsertionGuard g(b);
+                b.setInsertionPointToStart(loop.getBody());
+                ChunkCache cache = rowCache;
+                cache.vectors.clear();
+                Value next =
+                    emitStores(loop.getInductionVar(), 0, cache,
+                               max ? loop.getRegionIterArgs()[0] : Value());
+                if (max)
+                  scf::YieldOp::create(b, l, ValueRange{next});
+              }
+              if (max)
+                max = loop.getResult(0);
             }
+            if (!max)
+              continue;
+            Value amaxBits = kargs[amaxArg];
+            if (geometry.warpsPerRow() == 1) {
+              warpMaxToAmax(b, l, max, amaxBits);
+              continue;
+            }
+            // The block's max, then one atomic: the warps' maxima meet in
+            // shared memory, warp 0 combines them.
+            for (int32_t offset : {16, 8, 4, 2, 1})
+              max = arith::MaxNumFOp::create(
+                  b, l, max,
+                  gpu::ShuffleOp::create(b, l, max, offset, kWarpSize,
+                                         gpu::ShuffleMode::XOR)
+                      .getShuffleResult());
+            Value shared = kargs[numArgs + amaxShared];
+            Value lane = m.rem(t, kWarpSize);
+            auto ifLeader = scf::IfOp::create(b, l, m.eq(lane, 0), false);
+            {
+              OpBuilder::InsertionGuard g(b);
+              b.setInsertionPointToStart(ifLeader.thenBlock());
+              memref::StoreOp::create(b, l, max, shared,
+                                      ValueRange{m.div(t, kWarpSize)});
+            }
+            gpu::BarrierOp::create(b, l);
+            auto ifFirstWarp = scf::IfOp::create(b, l, m.lt(t, kWarpSize),
+                                                 false);
+            OpBuilder::InsertionGuard g(b);
+            b.setInsertionPointToStart(ifFirstWarp.thenBlock());
+            Value slot = arith::SelectOp::create(
+                b, l, m.lt(lane, geometry.warpsPerRow()), lane, m.c(0));
+            warpMaxToAmax(
+                b, l, memref::LoadOp::create(b, l, shared, ValueRange{slot}),
+                amaxBits);
             continue;
           }
 
@@ -804,6 +896,8 @@ void RowGroupToGPU::emitRowKernel(PatternRewriter &rewriter,
   for (LinalgKernelPlan &plan : llvm::reverse(group.plans))
     if (plan.op != consumer)
       rewriter.eraseOp(plan.op);
+  if (amaxBuffer)
+    giveFusedAmax(rewriter, loc, amaxUsers, amaxBuffer);
 }
 
 } // namespace
@@ -849,5 +943,9 @@ SmallVector<SmallVector<Value>> kernels::emitElementwisePoints(
 }
 
 void mlir::nvfp4::populateRowKernelPatterns(RewritePatternSet &patterns) {
-  patterns.add<RowGroupToGPU>(patterns.getContext());
+  patterns.add<RowGroupToGPU>(patterns.getContext(), /*fuseAmax=*/false);
+}
+
+void mlir::nvfp4::populateRowKernelAmaxPatterns(RewritePatternSet &patterns) {
+  patterns.add<RowGroupToGPU>(patterns.getContext(), /*fuseAmax=*/true);
 }

@@ -235,3 +235,65 @@ func.func @sum_also_returned(%x: tensor<8x256xf32>) -> (tensor<8x256xf32>, tenso
   } -> tensor<8x256xf32>
   return %y, %sum : tensor<8x256xf32>, tensor<8xf32>
 }
+
+// -----
+
+// RMSNorm whose result an NVFP4 quantization reads with its amax: the row
+// kernel also computes max |y| of what it stores (each thread's, the
+// block's through shared memory, one atomic max per block), and the
+// quantization takes that buffer; no amax kernel reads the result again.
+// CHECK-LABEL: func.func @rms_norm_amax
+// CHECK: %[[AMAX:.*]] = gpu.alloc () : memref<1xi32>
+// CHECK: gpu.memset %[[AMAX]]
+// CHECK: gpu.launch_func @nvfp4_kernels::@[[K:nvfp4_linalg_rows_16x4096_2op_[0-9A-F]+_amax]]
+// CHECK-SAME: %[[AMAX]] : memref<1xi32>)
+// CHECK-NOT: @nvfp4_amax_
+// CHECK: gpu.launch_func @nvfp4_kernels::@nvfp4_quantize_16x4096xbf16_1x16_rn
+// CHECK-SAME: %[[AMAX]] : memref<1xi32>
+// CHECK: gpu.func @[[K]](
+// CHECK-SAME: workgroup(%{{.*}} : memref<4xf32, #gpu.address_space<workgroup>>, %[[BLOCKMAX:.*]] : memref<4xf32, #gpu.address_space<workgroup>>)
+// CHECK: gpu.barrier
+// CHECK: math.absf
+// CHECK: arith.maxnumf
+// CHECK: vector.store
+// CHECK: memref.store %{{.*}}, %[[BLOCKMAX]]
+// CHECK: gpu.barrier
+// CHECK: memref.load %[[BLOCKMAX]]
+// CHECK: memref.atomic_rmw maxs
+func.func @rms_norm_amax(%x: tensor<16x4096xbf16>, %w: tensor<4096xbf16>)
+    -> !nvfp4.tensor<16x4096xf4E2M1FN, scale = f8E4M3FN, block = 1x16> {
+  %zero = arith.constant 0.0 : f32
+  %n = arith.constant 4096.0 : f32
+  %eps = arith.constant 1.0e-05 : f32
+  %e = tensor.empty() : tensor<16xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<16xf32>) -> tensor<16xf32>
+  %sum = linalg.generic {indexing_maps = [affine_map<(t, c) -> (t, c)>, affine_map<(t, c) -> (t)>],
+                         iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<16x4096xbf16>) outs(%z : tensor<16xf32>) {
+  ^bb0(%in: bf16, %acc: f32):
+    %v = arith.extf %in : bf16 to f32
+    %sq = arith.mulf %v, %v : f32
+    %s = arith.addf %acc, %sq : f32
+    linalg.yield %s : f32
+  } -> tensor<16xf32>
+  %o = tensor.empty() : tensor<16x4096xbf16>
+  %y = linalg.generic {indexing_maps = [affine_map<(t, c) -> (t, c)>, affine_map<(t, c) -> (t)>,
+                                        affine_map<(t, c) -> (c)>, affine_map<(t, c) -> (t, c)>],
+                       iterator_types = ["parallel", "parallel"]}
+      ins(%x, %sum, %w : tensor<16x4096xbf16>, tensor<16xf32>, tensor<4096xbf16>) outs(%o : tensor<16x4096xbf16>) {
+  ^bb0(%in: bf16, %s: f32, %g: bf16, %out: bf16):
+    %mean = arith.divf %s, %n : f32
+    %var = arith.addf %mean, %eps : f32
+    %r = math.rsqrt %var : f32
+    %v = arith.extf %in : bf16 to f32
+    %gv = arith.extf %g : bf16 to f32
+    %a = arith.mulf %v, %r : f32
+    %b = arith.mulf %a, %gv : f32
+    %t = arith.truncf %b : f32 to bf16
+    linalg.yield %t : bf16
+  } -> tensor<16x4096xbf16>
+  %a = nvfp4.amax %y : tensor<16x4096xbf16>
+  %q = nvfp4.quantize %y amax(%a) : tensor<16x4096xbf16>
+      -> !nvfp4.tensor<16x4096xf4E2M1FN, scale = f8E4M3FN, block = 1x16>
+  return %q : !nvfp4.tensor<16x4096xf4E2M1FN, scale = f8E4M3FN, block = 1x16>
+}

@@ -101,6 +101,12 @@ unsigned freeDeviceBuffers(Region &region);
 /// one-op-one-kernel patterns.
 void populateRowKernelPatterns(RewritePatternSet &patterns);
 
+/// The row-group pattern for groups whose elementwise op's result feeds an
+/// nvfp4.amax or a quantization that computes its own: the row kernel also
+/// computes that amax (max |y| of what it stores: a block max, one atomic
+/// per block). Part of populateProducerAmaxToGPUPatterns.
+void populateRowKernelAmaxPatterns(RewritePatternSet &patterns);
+
 /// Patterns that make kernels of the linalg ops around the nvfp4 ops
 /// (LinalgKernels.cpp): row groups (populateRowKernelPatterns), ops with
 /// parallel loops (one thread per run of up to 16 bytes along the last
