@@ -60,6 +60,7 @@ KINDS = [
     ("NVFP4 decode to F16", r"^nvfp4_decode_"),
     ("NVFP4 quantize", r"^nvfp4_quantize_"),
     ("amax", r"^nvfp4_amax_"),
+    ("row kernel (softmax, RMSNorm: reductions + normalization)", r"^nvfp4_linalg_rows_"),
     ("reduction (RMSNorm sum, softmax max/sum)", r"^nvfp4_linalg_generic_.*_r\d+_"),
     ("elementwise (norm, RoPE, softmax, SwiGLU, residual)", r"^nvfp4_linalg_generic_"),
     ("transpose / broadcast (heads, repeat_kv)", r"^nvfp4_linalg_(transpose|broadcast)_"),

@@ -9,14 +9,21 @@
 // conventions as the nvfp4 kernels (flat buffers from gpu.alloc, one
 // gpu.module, launches the manifest describes):
 //
+//   * reductions over the last loop and the elementwise op that reads
+//     their results along the same rows (softmax, RMSNorm): one row kernel
+//     (RowKernels.cpp, populateRowKernelPatterns);
 //   * a linalg op whose loops are all parallel (linalg.generic, transpose,
 //     broadcast, fill with a non-constant, elementwise named ops): one
-//     thread per point of the iteration space; the op's body is cloned into
-//     the kernel with its operands loaded through the indexing maps, and
-//     linalg.index / tensor.extract of a tensor from outside become the loop
-//     index / a load from that tensor's buffer;
-//   * a linalg op with one reduction loop (the row sums of RMSNorm, the max
-//     and the sum of softmax): one warp per output element; each lane runs
+//     thread per run of V points along the last loop (V = 16 bytes of the
+//     widest operand contiguous along it, when V divides that loop; else
+//     1; emitElementwisePoints in RowKernels.cpp); the op's body is cloned
+//     into the kernel for each point with its operands loaded through the
+//     indexing maps (a 16-byte vector load for each contiguous operand),
+//     and linalg.index / tensor.extract of a tensor from outside become the
+//     loop index / a load from that tensor's buffer;
+//   * any other linalg op with one reduction loop (a reduction whose
+//     result is also used elsewhere, or not over the last loop): one warp
+//     per output element; each lane runs
 //     the body over every 32nd point of the reduction loop from the
 //     combiner's neutral element, the lanes combine by an xor butterfly of
 //     shuffles, and lane 0 combines the result with the init value. The body
@@ -43,15 +50,16 @@
 // Fusion: an nvfp4.amax of an elementwise op's result is computed by that
 // op's kernel (ProducerAmaxToGPU, before the nvfp4 ops are converted), so
 // the activation a quantization reads is not read once more for its amax.
-// Not fused yet: RMSNorm is its reduction kernel then its elementwise
-// kernel, softmax three kernels, and the quantization itself reads the
-// tensor the producer wrote.
+// Not fused yet: an RMSNorm whose result feeds an amax keeps its
+// reduction kernel apart (ProducerAmaxToGPU takes its elementwise half
+// first), and the quantization itself reads the tensor the producer wrote.
 //
 //===----------------------------------------------------------------------===//
 
 #include "GemmPipeline.h"
 #include "KernelBuilder.h"
 #include "KernelUtils.h"
+#include "LinalgKernels.h"
 #include "nvfp4/Conversion/NVFP4ToGPU/NVFP4ToGPU.h"
 #include "nvfp4/Dialect/NVFP4/IR/NVFP4Ops.h"
 
@@ -78,28 +86,24 @@ using namespace mlir::nvfp4;
 using namespace mlir::nvfp4::kernels;
 
 namespace {
-
 constexpr int64_t kWarpSize = 32;
+} // namespace
 
-/// Kernels are launched from the top level of a host function only: the
-/// manifest describes straight-line launches, and an op inside a loop or
-/// another op's region stays on the host (reported as such).
-LogicalResult checkTopLevel(Operation *op, PatternRewriter &rewriter) {
+LogicalResult kernels::checkTopLevel(Operation *op, PatternRewriter &rewriter) {
   if (!isa_and_present<func::FuncOp>(op->getParentOp()))
     return rewriter.notifyMatchFailure(op, "not at a function's top level");
   return success();
 }
 
 /// Row-major strides of a static shape.
-SmallVector<int64_t> stridesOf(ArrayRef<int64_t> shape) {
+static SmallVector<int64_t> stridesOf(ArrayRef<int64_t> shape) {
   SmallVector<int64_t> strides(shape.size(), 1);
   for (int64_t d = static_cast<int64_t>(shape.size()) - 2; d >= 0; --d)
     strides[d] = strides[d + 1] * shape[d + 1];
   return strides;
 }
 
-/// `expr` over the loop indices `loops`, as index arithmetic.
-Value evaluateAffine(IndexMath &m, AffineExpr expr, ArrayRef<Value> loops) {
+Value kernels::evaluateAffine(IndexMath &m, AffineExpr expr, ArrayRef<Value> loops) {
   if (auto dim = dyn_cast<AffineDimExpr>(expr))
     return loops[dim.getPosition()];
   if (auto constant = dyn_cast<AffineConstantExpr>(expr))
@@ -123,7 +127,7 @@ Value evaluateAffine(IndexMath &m, AffineExpr expr, ArrayRef<Value> loops) {
 
 /// Whether the kernels can evaluate `map`: results that stay non-negative
 /// (loop indices are), so unsigned division is floor division.
-bool isEvaluable(AffineMap map) {
+static bool isEvaluable(AffineMap map) {
   bool ok = true;
   for (AffineExpr result : map.getResults())
     result.walk([&](AffineExpr e) {
@@ -133,8 +137,7 @@ bool isEvaluable(AffineMap map) {
   return ok;
 }
 
-/// The flat element offset of `indices` in a row-major buffer of `shape`.
-Value linearOffset(IndexMath &m, ArrayRef<Value> indices,
+Value kernels::linearOffset(IndexMath &m, ArrayRef<Value> indices,
                    ArrayRef<int64_t> shape) {
   SmallVector<int64_t> strides = stridesOf(shape);
   Value offset = m.c(0);
@@ -143,8 +146,7 @@ Value linearOffset(IndexMath &m, ArrayRef<Value> indices,
   return offset;
 }
 
-/// The indices of `linear` in a row-major space of `ranges`.
-SmallVector<Value> delinearize(IndexMath &m, Value linear,
+SmallVector<Value> kernels::delinearize(IndexMath &m, Value linear,
                                ArrayRef<int64_t> ranges) {
   SmallVector<Value> indices(ranges.size());
   for (int64_t d = static_cast<int64_t>(ranges.size()) - 1; d >= 0; --d) {
@@ -157,42 +159,13 @@ SmallVector<Value> delinearize(IndexMath &m, Value linear,
 
 /// The math ops a kernel body may use: those that become one exact PTX
 /// instruction, and exp / rsqrt, which expandMath writes out.
-bool isKernelMath(Operation *op) {
+static bool isKernelMath(Operation *op) {
   return isa<math::ExpOp, math::Exp2Op, math::RsqrtOp, math::SqrtOp,
              math::AbsFOp, math::FmaOp, math::CopySignOp, math::FloorOp,
              math::RoundEvenOp>(op);
 }
 
-/// A value a kernel receives: a tensor's flat buffer or a scalar.
-struct KernelInput {
-  Value host;                ///< the tensor or scalar on the host
-  RankedTensorType tensor;   ///< null for a scalar
-};
-
-/// What a linalg op's kernel needs to know about the op: its loops, the
-/// values its body reads from outside, and (for a reduction) the combiner.
-struct LinalgKernelPlan {
-  linalg::LinalgOp op;
-  SmallVector<int64_t> ranges;
-  /// The reduction loop, or -1.
-  int64_t reductionLoop = -1;
-  /// The body op that combines the accumulator (reductions).
-  Operation *combiner = nullptr;
-  /// Tensors read by tensor.extract and scalars defined outside the op.
-  SmallVector<Value> capturedTensors, capturedScalars;
-  /// Constants defined outside the op that the body uses (cloned).
-  SmallVector<Operation *> capturedConstants;
-  /// Inits the body reads (elementwise: loaded; reductions: all of them).
-  SmallVector<bool> initRead;
-
-  /// Why the op cannot become a kernel, or "".
-  std::string analyze();
-  /// The kernel's name: the op, its loops and a hash of its body, so that
-  /// equal ops share a kernel and different ones never do.
-  std::string kernelName() const;
-};
-
-std::string LinalgKernelPlan::analyze() {
+std::string kernels::LinalgKernelPlan::analyze() {
   if (!op.hasPureTensorSemantics())
     return "not on tensors";
   if (op->getNumResults() == 0)
@@ -294,7 +267,7 @@ std::string LinalgKernelPlan::analyze() {
   return "";
 }
 
-std::string LinalgKernelPlan::kernelName() const {
+std::string kernels::LinalgKernelPlan::kernelName() const {
   std::string text;
   llvm::raw_string_ostream os(text);
   OpPrintingFlags flags;
@@ -315,8 +288,8 @@ std::string LinalgKernelPlan::kernelName() const {
 /// exp(x) = ex2.approx(x * log2(e)) (within 2 ulp of exp2, plus the
 /// rounding of the product), sqrt is sqrt.rn and rsqrt 1 / sqrt.rn --
 /// exactly what the CPU lowering computes for rsqrt. Null for other ops.
-Value expandMath(OpBuilder &b, Location loc, Operation &op,
-                 const IRMapping &map) {
+static Value expandMath(OpBuilder &b, Location loc, Operation &op,
+                        const IRMapping &map) {
   if (!isa<math::ExpOp, math::Exp2Op, math::SqrtOp, math::RsqrtOp>(op) ||
       !op.getResult(0).getType().isF32())
     return Value();
@@ -336,13 +309,11 @@ Value expandMath(OpBuilder &b, Location loc, Operation &op,
       root);
 }
 
-/// Emits `plan.op`'s body at the loop indices `loops` inside a kernel whose
-/// arguments are laid out by LinalgToGPU::kernelInputs; `acc` is the
-/// reduction's accumulator (null otherwise). Returns the yielded values.
-SmallVector<Value> emitBody(OpBuilder &b, Location loc,
-                            const LinalgKernelPlan &plan, ValueRange args,
-                            ArrayRef<Value> loops, Value acc,
-                            int64_t firstInput) {
+SmallVector<Value> kernels::emitBody(OpBuilder &b, Location loc,
+                                     const LinalgKernelPlan &plan,
+                                     ValueRange args, ArrayRef<Value> loops,
+                                     Value acc, int64_t firstInput,
+                                     GivenOperandFn given) {
   IndexMath m{b, loc};
   linalg::LinalgOp op = plan.op;
   IRMapping map;
@@ -356,11 +327,17 @@ SmallVector<Value> emitBody(OpBuilder &b, Location loc,
                ValueRange{linearOffset(m, indices, type.getShape())})
         .getResult();
   };
+  auto givenValue = [&](OpOperand &operand) {
+    return given ? given(operand) : Value();
+  };
   for (OpOperand *input : op.getDpsInputOperands()) {
     Value kernelArg = args[arg++];
-    Value value = kernelArg;
-    if (auto type = dyn_cast<RankedTensorType>(input->get().getType()))
-      value = load(kernelArg, op.getMatchingIndexingMap(input), type);
+    Value value = givenValue(*input);
+    if (!value) {
+      value = kernelArg;
+      if (auto type = dyn_cast<RankedTensorType>(input->get().getType()))
+        value = load(kernelArg, op.getMatchingIndexingMap(input), type);
+    }
     map.map(op.getMatchingBlockArgument(input), value);
   }
   for (auto [i, init] : llvm::enumerate(op.getDpsInitsMutable())) {
@@ -369,9 +346,11 @@ SmallVector<Value> emitBody(OpBuilder &b, Location loc,
     Value kernelArg = args[arg++];
     if (acc)
       continue; // the reduction combines the init once, at the end
-    map.map(op.getMatchingBlockArgument(&init),
-            load(kernelArg, op.getMatchingIndexingMap(&init),
-                 cast<RankedTensorType>(init.get().getType())));
+    Value value = givenValue(init);
+    if (!value)
+      value = load(kernelArg, op.getMatchingIndexingMap(&init),
+                   cast<RankedTensorType>(init.get().getType()));
+    map.map(op.getMatchingBlockArgument(&init), value);
   }
   if (acc)
     map.map(op.getMatchingBlockArgument(op.getDpsInitOperand(0)), acc);
@@ -409,6 +388,18 @@ SmallVector<Value> emitBody(OpBuilder &b, Location loc,
   return yielded;
 }
 
+Value kernels::combine(OpBuilder &b, const LinalgKernelPlan &plan, Value lhs,
+                       Value rhs) {
+  IRMapping map;
+  linalg::LinalgOp op = plan.op;
+  Value accArg = op.getMatchingBlockArgument(op.getDpsInitOperand(0));
+  for (Value operand : plan.combiner->getOperands())
+    map.map(operand, operand == accArg ? lhs : rhs);
+  return b.clone(*plan.combiner, map)->getResult(0);
+}
+
+namespace {
+
 /// Stores the yielded `values` at the loop indices `loops` into the output
 /// buffers args[0 ..].
 void storeResults(OpBuilder &b, Location loc, const LinalgKernelPlan &plan,
@@ -425,18 +416,6 @@ void storeResults(OpBuilder &b, Location loc, const LinalgKernelPlan &plan,
         b, loc, values[i], args[i],
         ValueRange{linearOffset(m, indices, type.getShape())});
   }
-}
-
-/// `combiner` applied to (lhs, rhs) in the combiner's operand order with
-/// the accumulator first.
-Value combine(OpBuilder &b, const LinalgKernelPlan &plan, Value lhs,
-              Value rhs) {
-  IRMapping map;
-  linalg::LinalgOp op = plan.op;
-  Value accArg = op.getMatchingBlockArgument(op.getDpsInitOperand(0));
-  for (Value operand : plan.combiner->getOperands())
-    map.map(operand, operand == accArg ? lhs : rhs);
-  return b.clone(*plan.combiner, map)->getResult(0);
 }
 
 /// Whether `fill` only initializes GEMMs that BF16GemmToGPU takes (which
@@ -523,7 +502,9 @@ void emitLinalgKernel(PatternRewriter &rewriter, const LinalgKernelPlan &plan,
   if (amax.buffer) {
     // Grid-stride over the points, at most one wave of the chip, so that
     // the amax costs one atomic per warp of that wave (as the amax kernel's).
-    int64_t points = product(plan.ranges);
+    // A point of the loop is a run of `width` points along the last loop.
+    int64_t width = elementwiseVectorWidth(plan);
+    int64_t points = product(plan.ranges) / width;
     threads = std::min<int64_t>(
         llvm::alignTo(points, kThreadsPerBlock),
         amax.multiprocessors * kAmaxBlocksPerMultiprocessor * kThreadsPerBlock);
@@ -544,23 +525,22 @@ void emitLinalgKernel(PatternRewriter &rewriter, const LinalgKernelPlan &plan,
           {
             OpBuilder::InsertionGuard g(b);
             b.setInsertionPointToStart(loop.getBody());
-            Value point = loop.getInductionVar();
-            SmallVector<Value> loops = delinearize(m, point, plan.ranges);
-            SmallVector<Value> values =
-                emitBody(b, l, plan, kargs, loops, Value(), firstInput);
-            storeResults(b, l, plan, kargs, loops, values);
-            // |y| of the value as stored, NaN dropped by maxnumf: what
-            // nvfp4.amax of the result computes, bit for bit.
-            Value magnitude = math::AbsFOp::create(b, l, s.toF32(values[0]));
-            scf::YieldOp::create(
-                b, l,
-                ValueRange{arith::MaxNumFOp::create(
-                    b, l, loop.getRegionIterArgs()[0], magnitude)});
+            SmallVector<SmallVector<Value>> values = emitElementwisePoints(
+                b, l, plan, kargs, firstInput, loop.getInductionVar(), width);
+            // |y| of the values as stored, NaN dropped by maxnumf: what
+            // nvfp4.amax of the result computes, bit for bit (maxnumf is
+            // associative and commutative, so the order does not matter).
+            Value max = loop.getRegionIterArgs()[0];
+            for (const SmallVector<Value> &point : values)
+              max = arith::MaxNumFOp::create(
+                  b, l, max, math::AbsFOp::create(b, l, s.toF32(point[0])));
+            scf::YieldOp::create(b, l, ValueRange{max});
           }
           warpMaxToAmax(b, l, loop.getResult(0), kargs[amaxArg]);
         });
   } else if (plan.reductionLoop < 0) {
-    int64_t points = product(plan.ranges);
+    int64_t width = elementwiseVectorWidth(plan);
+    int64_t points = product(plan.ranges) / width;
     threads = points;
     kernel = getOrCreateKernel(
         module, name, argTypes, kThreadsPerBlock,
@@ -570,10 +550,7 @@ void emitLinalgKernel(PatternRewriter &rewriter, const LinalgKernelPlan &plan,
           auto ifValid = scf::IfOp::create(b, l, m.lt(tid, points), false);
           OpBuilder::InsertionGuard guard(b);
           b.setInsertionPointToStart(ifValid.thenBlock());
-          SmallVector<Value> loops = delinearize(m, tid, plan.ranges);
-          SmallVector<Value> values =
-              emitBody(b, l, plan, kargs, loops, Value(), firstInput);
-          storeResults(b, l, plan, kargs, loops, values);
+          emitElementwisePoints(b, l, plan, kargs, firstInput, tid, width);
         });
   } else {
     SmallVector<int64_t> parallelRanges;
@@ -667,6 +644,10 @@ struct LinalgToGPU : OpInterfaceRewritePattern<linalg::LinalgOp> {
     if (auto fill = dyn_cast<linalg::FillOp>(op.getOperation());
         fill && onlyInitializesGemms(fill, haveBF16Gemm))
       return rewriter.notifyMatchFailure(op, "the GEMMs it feeds need no C");
+    if (auto fill = dyn_cast<linalg::FillOp>(op.getOperation());
+        fill && onlyInitializesRowGroups(fill))
+      return rewriter.notifyMatchFailure(op, "the row kernels it feeds take "
+                                             "its constant");
     LinalgKernelPlan plan{op};
     std::string why = plan.analyze();
     if (!why.empty())
@@ -676,17 +657,9 @@ struct LinalgToGPU : OpInterfaceRewritePattern<linalg::LinalgOp> {
   }
 };
 
-/// The users of an elementwise op's result that its kernel can give the
-/// amax: nvfp4.amax ops (without an RHT) and NVFP4 quantizations that
-/// compute their own (no amax operand, no RHT), of the result or of a
-/// reshape of it (which keeps every element, so the amax).
-struct AmaxUsers {
-  SmallVector<AmaxOp> amaxes;
-  SmallVector<QuantizeOp> quantizations;
-  bool empty() const { return amaxes.empty() && quantizations.empty(); }
-};
+} // namespace
 
-AmaxUsers amaxUsersOf(Value result) {
+AmaxUsers kernels::amaxUsersOf(Value result) {
   AmaxUsers users;
   SmallVector<Value> views{result};
   while (!views.empty()) {
@@ -703,6 +676,20 @@ AmaxUsers amaxUsersOf(Value result) {
   }
   return users;
 }
+
+void kernels::giveFusedAmax(PatternRewriter &rewriter, Location loc,
+                            const AmaxUsers &users, Value buffer) {
+  // A quantize kernel takes an amax loaded like this from its device
+  // buffer (givenAmaxBuffer): no round trip through the host.
+  Value amax = loadAmax(rewriter, loc, buffer);
+  for (AmaxOp user : users.amaxes)
+    rewriter.replaceOp(user, amax);
+  for (QuantizeOp user : users.quantizations)
+    rewriter.modifyOpInPlace(user,
+                             [&] { user.getAmaxMutable().assign(amax); });
+}
+
+namespace {
 
 /// An elementwise linalg op (RMSNorm's scaling, SwiGLU, a residual add, a
 /// head merge) whose result feeds an amax or a quantization that computes
@@ -738,14 +725,7 @@ struct ProducerAmaxToGPU : OpInterfaceRewritePattern<linalg::LinalgOp> {
         /*zeroFill=*/true);
     emitLinalgKernel(rewriter, plan,
                      {buffer, chip.multiprocessors ? chip.multiprocessors : 1});
-    // A quantize kernel takes an amax loaded like this from its device
-    // buffer (givenAmaxBuffer): no round trip through the host.
-    Value amax = loadAmax(rewriter, loc, buffer);
-    for (AmaxOp user : users.amaxes)
-      rewriter.replaceOp(user, amax);
-    for (QuantizeOp user : users.quantizations)
-      rewriter.modifyOpInPlace(user,
-                               [&] { user.getAmaxMutable().assign(amax); });
+    giveFusedAmax(rewriter, loc, users, buffer);
     return success();
   }
 
@@ -767,6 +747,9 @@ struct FillToMemset : OpRewritePattern<linalg::FillOp> {
       return rewriter.notifyMatchFailure(op, "not a static tensor");
     if (onlyInitializesGemms(op, haveBF16Gemm))
       return rewriter.notifyMatchFailure(op, "the GEMMs it feeds need no C");
+    if (onlyInitializesRowGroups(op))
+      return rewriter.notifyMatchFailure(op, "the row kernels it feeds take "
+                                             "its constant");
     Value value = op.getInputs()[0];
     Attribute constant;
     if (!matchPattern(value, m_Constant(&constant)))
@@ -1015,6 +998,7 @@ bool mlir::nvfp4::hasBF16GemmKernel(const ::nvfp4::target::ChipInfo &chip) {
 
 void mlir::nvfp4::populateProducerAmaxToGPUPatterns(
     RewritePatternSet &patterns, const ::nvfp4::target::ChipInfo &chip) {
+  populateRowKernelAmaxPatterns(patterns);
   patterns.add<ProducerAmaxToGPU>(patterns.getContext(), chip);
 }
 
@@ -1022,6 +1006,7 @@ void mlir::nvfp4::populateLinalgToGPUPatterns(
     RewritePatternSet &patterns, const ::nvfp4::target::ChipInfo &chip) {
   MLIRContext *ctx = patterns.getContext();
   bool bf16Gemm = hasBF16GemmKernel(chip);
+  populateRowKernelPatterns(patterns);
   patterns.add<LinalgToGPU>(ctx, bf16Gemm);
   patterns.add<FillToMemset>(ctx, bf16Gemm);
   patterns.add<ReshapeToView<tensor::ExpandShapeOp, memref::ExpandShapeOp>,

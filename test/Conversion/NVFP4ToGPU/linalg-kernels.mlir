@@ -5,7 +5,8 @@
 // The linalg ops around the nvfp4 ops become kernels (LinalgKernels.cpp).
 
 // An elementwise generic (a residual add in f32, rounded to BF16): one
-// thread per element, the body cloned between the loads and the store.
+// thread per 8 consecutive elements (16 bytes of BF16), the body cloned for
+// each between one vector load per operand and one vector store.
 // CHECK-LABEL: func.func @residual_add
 // CHECK: %[[OUT:.*]] = gpu.alloc () : memref<16x64xbf16>
 // CHECK: gpu.launch_func @nvfp4_kernels::@[[ADD:nvfp4_linalg_generic_16x64_[0-9A-F]+]] blocks in (%{{.*}}, %{{.*}}, %{{.*}}) threads in
@@ -13,11 +14,16 @@
 // CHECK: %[[T:.*]] = bufferization.to_tensor %[[OUT]]
 // CHECK: return %[[T]]
 // CHECK: gpu.func @[[ADD]](
-// CHECK: memref.load
-// CHECK: memref.load
-// CHECK: arith.addf
-// CHECK: arith.truncf
-// CHECK: memref.store
+// CHECK: %[[TID:.*]] = arith.addi
+// CHECK: %[[C128:.*]] = arith.constant 128 : index
+// CHECK: arith.cmpi ult, %[[TID]], %[[C128]]
+// CHECK: vector.load %{{.*}} {alignment = 16 : i64} : memref<1024xbf16>, vector<8xbf16>
+// CHECK: vector.load %{{.*}} {alignment = 16 : i64} : memref<1024xbf16>, vector<8xbf16>
+// CHECK-COUNT-8: arith.truncf
+// CHECK-NOT: memref.load
+// CHECK: vector.from_elements
+// CHECK: vector.store %{{.*}} {alignment = 16 : i64} : memref<1024xbf16>, vector<8xbf16>
+// CHECK-NOT: memref.store
 // SM100-LABEL: func.func @residual_add
 // SM100: gpu.launch_func @nvfp4_kernels::@nvfp4_linalg_generic_16x64_
 func.func @residual_add(%x: tensor<16x64xbf16>, %y: tensor<16x64xbf16>) -> tensor<16x64xbf16> {
@@ -77,18 +83,19 @@ func.func @row_sum_of_squares(%x: tensor<8x4096xbf16>) -> tensor<8xf32> {
 
 // -----
 
-// Softmax's masked max: the -inf init is a memset with its bits, exp is
-// written as ex2.approx (no libdevice), linalg.index is the loop index.
+// Softmax's masked max and the exp that reads it: one row kernel
+// (RowKernels.cpp; row-kernels.mlir has the details) that takes the -inf
+// init as a constant (no memset), exp written as ex2.approx (no libdevice),
+// linalg.index the loop index.
 // CHECK-LABEL: func.func @masked_max_exp
-// CHECK: gpu.memset %{{.*}}, %{{.*}} : memref<4x32xf32>, f32
-// CHECK: gpu.launch_func @nvfp4_kernels::@[[MAX:nvfp4_linalg_generic_4x32x32_r2_[0-9A-F]+]]
-// CHECK: gpu.launch_func @nvfp4_kernels::@[[EXP:nvfp4_linalg_generic_4x32x32_[0-9A-F]+]]
-// CHECK: gpu.func @[[MAX]](
+// CHECK-NOT: gpu.memset
+// CHECK: gpu.launch_func @nvfp4_kernels::@[[ROWS:nvfp4_linalg_rows_4x32x32_2op_[0-9A-F]+]]
+// CHECK-NOT: gpu.launch_func
+// CHECK: gpu.func @[[ROWS]](
 // CHECK: arith.cmpi ule
 // CHECK: arith.maximumf
 // CHECK: gpu.shuffle xor
 // CHECK: arith.maximumf
-// CHECK: gpu.func @[[EXP]](
 // CHECK: arith.subf
 // CHECK: arith.mulf %{{.*}}, %{{.*}} : f32
 // CHECK: llvm.intr.exp2
@@ -244,8 +251,9 @@ func.func @stays_on_host(%x: tensor<8x64xf32>, %z: tensor<f32>) -> (tensor<f32>,
 // CHECK-SAME: %[[AMAX]] : memref<1xi32>
 // CHECK: gpu.func @[[ADD]](
 // CHECK: scf.for
+// CHECK: vector.load
 // CHECK: arith.addf
-// CHECK: memref.store
+// CHECK: vector.store
 // CHECK: math.absf
 // CHECK: arith.maxnumf
 // CHECK: gpu.shuffle xor

@@ -94,10 +94,24 @@ void populatePackingToGPUPatterns(const TypeConverter &converter,
 /// were inserted.
 unsigned freeDeviceBuffers(Region &region);
 
+/// The row-group pattern (RowKernels.cpp): reductions over the last loop
+/// and the elementwise op that reads their results along the same rows
+/// (softmax, RMSNorm) become one kernel in which W threads own a row. Part
+/// of populateLinalgToGPUPatterns, with a higher benefit than its
+/// one-op-one-kernel patterns.
+void populateRowKernelPatterns(RewritePatternSet &patterns);
+
+/// The row-group pattern for groups whose elementwise op's result feeds an
+/// nvfp4.amax or a quantization that computes its own: the row kernel also
+/// computes that amax (max |y| of what it stores: a block max, one atomic
+/// per block). Part of populateProducerAmaxToGPUPatterns.
+void populateRowKernelAmaxPatterns(RewritePatternSet &patterns);
+
 /// Patterns that make kernels of the linalg ops around the nvfp4 ops
-/// (LinalgKernels.cpp): ops with parallel loops (one thread per point) or
-/// one reduction loop (one warp per output element, lanes combined by
-/// shuffles), constant fills (gpu.memset), tensor reshapes (buffer views),
+/// (LinalgKernels.cpp): row groups (populateRowKernelPatterns), ops with
+/// parallel loops (one thread per run of up to 16 bytes along the last
+/// loop) or one reduction loop (one warp per output element, lanes combined
+/// by shuffles), constant fills (gpu.memset), tensor reshapes (buffer views),
 /// and -- where hasBF16GemmKernel(chip) -- linalg.matmul / batch_matmul of
 /// BF16 operands (the route's wgmma GEMM). What they do not take stays on
 /// the host, which nvfp4-compile reports.
