@@ -52,6 +52,7 @@
 #include "GemmPipeline.h"
 #include "KernelBuilder.h"
 #include "KernelUtils.h"
+#include "LinalgKernels.h"
 #include "nvfp4/Conversion/NVFP4ToGPU/NVFP4ToGPU.h"
 #include "nvfp4/Dialect/NVFP4/IR/NVFP4Ops.h"
 
@@ -89,6 +90,12 @@ LogicalResult checkTopLevel(Operation *op, PatternRewriter &rewriter) {
     return rewriter.notifyMatchFailure(op, "not at a function's top level");
   return success();
 }
+
+} // namespace
+
+// The index arithmetic and body math below are shared with the scan kernels
+// (ScanKernels.cpp; declared in LinalgKernels.h).
+namespace mlir::nvfp4::kernels {
 
 /// Row-major strides of a static shape.
 SmallVector<int64_t> stridesOf(ArrayRef<int64_t> shape) {
@@ -156,12 +163,16 @@ SmallVector<Value> delinearize(IndexMath &m, Value linear,
 }
 
 /// The math ops a kernel body may use: those that become one exact PTX
-/// instruction, and exp / rsqrt, which expandMath writes out.
+/// instruction, and exp / log / rsqrt, which expandMath writes out.
 bool isKernelMath(Operation *op) {
-  return isa<math::ExpOp, math::Exp2Op, math::RsqrtOp, math::SqrtOp,
-             math::AbsFOp, math::FmaOp, math::CopySignOp, math::FloorOp,
-             math::RoundEvenOp>(op);
+  return isa<math::ExpOp, math::Exp2Op, math::LogOp, math::RsqrtOp,
+             math::SqrtOp, math::AbsFOp, math::FmaOp, math::CopySignOp,
+             math::FloorOp, math::RoundEvenOp>(op);
 }
+
+} // namespace mlir::nvfp4::kernels
+
+namespace {
 
 /// A value a kernel receives: a tensor's flat buffer or a scalar.
 struct KernelInput {
@@ -227,13 +238,14 @@ std::string LinalgKernelPlan::analyze() {
     else if (!isa<linalg::IndexOp, linalg::YieldOp, tensor::ExtractOp>(inner) &&
              !isa<arith::ArithDialect>(inner->getDialect()) &&
              !isKernelMath(inner))
-      why = "a body op other than arith, exp, sqrt, rsqrt, abs, fma, "
+      why = "a body op other than arith, exp, log, sqrt, rsqrt, abs, fma, "
             "copysign, floor, roundeven, linalg.index and tensor.extract (" +
             inner->getName().getStringRef().str() + ")";
     else if (isa<math::MathDialect>(inner->getDialect()) &&
              !inner->getResult(0).getType().isF32() &&
-             isa<math::ExpOp, math::Exp2Op, math::SqrtOp, math::RsqrtOp>(inner))
-      why = "exp, sqrt or rsqrt of a type other than f32";
+             isa<math::ExpOp, math::Exp2Op, math::LogOp, math::SqrtOp,
+                 math::RsqrtOp>(inner))
+      why = "exp, log, sqrt or rsqrt of a type other than f32";
     for (Value operand : inner->getOperands()) {
       if (region->isAncestor(operand.getParentRegion()))
         continue;
@@ -311,16 +323,30 @@ std::string LinalgKernelPlan::kernelName() const {
          "_" + llvm::utohexstr(llvm::hash_value(text));
 }
 
-/// exp, exp2, sqrt and rsqrt without libdevice (the kernels link none):
-/// exp(x) = ex2.approx(x * log2(e)) (within 2 ulp of exp2, plus the
-/// rounding of the product), sqrt is sqrt.rn and rsqrt 1 / sqrt.rn --
-/// exactly what the CPU lowering computes for rsqrt. Null for other ops.
-Value expandMath(OpBuilder &b, Location loc, Operation &op,
-                 const IRMapping &map) {
-  if (!isa<math::ExpOp, math::Exp2Op, math::SqrtOp, math::RsqrtOp>(op) ||
+} // namespace
+
+/// exp, exp2, log, sqrt and rsqrt without libdevice (the kernels link
+/// none): exp(x) = ex2.approx(x * log2(e)) (within 2 ulp of exp2, plus the
+/// rounding of the product), log(x) = lg2.approx(x) * ln(2) (the dt
+/// softplus of Mamba-2), sqrt is sqrt.rn and rsqrt 1 / sqrt.rn -- exactly
+/// what the CPU lowering computes for rsqrt. Null for other ops.
+Value mlir::nvfp4::kernels::expandMath(OpBuilder &b, Location loc,
+                                       Operation &op, const IRMapping &map) {
+  if (!isa<math::ExpOp, math::Exp2Op, math::LogOp, math::SqrtOp,
+           math::RsqrtOp>(op) ||
       !op.getResult(0).getType().isF32())
     return Value();
   Value x = map.lookupOrDefault(op.getOperand(0));
+  if (isa<math::LogOp>(op)) {
+    Value log2 = LLVM::CallIntrinsicOp::create(
+                     b, loc, b.getF32Type(),
+                     b.getStringAttr("llvm.nvvm.lg2.approx.f"), ValueRange{x})
+                     .getResult(0);
+    return arith::MulFOp::create(
+        b, loc, log2,
+        arith::ConstantOp::create(b, loc,
+                                  b.getF32FloatAttr(0.6931471805599453f)));
+  }
   if (isa<math::ExpOp>(op))
     x = arith::MulFOp::create(
         b, loc, x,
@@ -335,6 +361,8 @@ Value expandMath(OpBuilder &b, Location loc, Operation &op,
       b, loc, arith::ConstantOp::create(b, loc, b.getF32FloatAttr(1.0f)),
       root);
 }
+
+namespace {
 
 /// Emits `plan.op`'s body at the loop indices `loops` inside a kernel whose
 /// arguments are laid out by LinalgToGPU::kernelInputs; `acc` is the

@@ -312,6 +312,7 @@ struct ConvertNVFP4ToGPUPass
     // now device buffers: plain rewrites, nothing else simplified.
     RewritePatternSet linalgPatterns(ctx);
     populateLinalgToGPUPatterns(linalgPatterns, *chipInfo);
+    populateScanToGPUPatterns(linalgPatterns);
     FrozenRewritePatternSet frozen(std::move(linalgPatterns));
     // Each pattern replaces a linalg op by launches: the rewriting ends.
     // What no pattern takes stays on the host, which nvfp4-compile reports.

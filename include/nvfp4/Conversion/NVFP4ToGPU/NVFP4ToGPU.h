@@ -106,6 +106,14 @@ unsigned freeDeviceBuffers(Region &region);
 void populateLinalgToGPUPatterns(RewritePatternSet &patterns,
                                  const ::nvfp4::target::ChipInfo &chip);
 
+/// Patterns for the rest of a Mamba-2 mixer (ScanKernels.cpp):
+/// tensor.extract_slice and tensor.pad become linalg.generic ops that
+/// populateLinalgToGPUPatterns makes kernels of, and an scf.for that carries
+/// a state through a sequence (the selective scan) becomes one kernel that
+/// keeps the state in registers. Plain rewrite patterns on tensors, run
+/// with populateLinalgToGPUPatterns.
+void populateScanToGPUPatterns(RewritePatternSet &patterns);
+
 /// nvfp4.amax of the result of an elementwise linalg op becomes part of
 /// that op's kernel (grid-stride, the amax reduced by warps and one atomic
 /// per warp), so the tensor is not read again for it. Plain rewrite
