@@ -318,6 +318,7 @@ struct ConvertNVFP4ToGPUPass
     // What no pattern takes stays on the host, which nvfp4-compile reports.
     for (auto function : module.getOps<func::FuncOp>())
       (void)applyPatternsGreedily(function.getBody(), frozen, config);
+    warnAboutHostLoops(module);
     if (failed(checkLaunchGeometry(module)))
       signalPassFailure();
   }

@@ -967,6 +967,21 @@ struct ScanToGPU : OpRewritePattern<scf::ForOp> {
 
 } // namespace
 
+void mlir::nvfp4::warnAboutHostLoops(ModuleOp module) {
+  for (auto function : module.getOps<func::FuncOp>())
+    for (auto loop : function.getBody().getOps<scf::ForOp>()) {
+      if (llvm::none_of(loop.getResultTypes(),
+                        [](Type t) { return isa<RankedTensorType>(t); }))
+        continue;
+      ScanPlan plan;
+      plan.loop = loop;
+      std::string why = plan.analyze();
+      loop.emitWarning() << "this loop stays on the host: it is not a scan "
+                            "the GPU lowering takes ("
+                         << (why.empty() ? "not converted" : why) << ")";
+    }
+}
+
 void mlir::nvfp4::populateScanToGPUPatterns(RewritePatternSet &patterns) {
   patterns.add<SliceToGeneric, PadToGeneric, ScanToGPU>(patterns.getContext());
 }

@@ -1,4 +1,5 @@
-// RUN: nvfp4-opt %s --split-input-file --convert-nvfp4-to-gpu=chip=sm_90a | FileCheck %s
+// RUN: nvfp4-opt %s --split-input-file --convert-nvfp4-to-gpu=chip=sm_90a 2>/dev/null | FileCheck %s
+// RUN: nvfp4-opt %s --split-input-file --convert-nvfp4-to-gpu=chip=sm_90a -o /dev/null 2>&1 | FileCheck %s --check-prefix=WARN
 
 // The ops of a Mamba-2 mixer that are not plain linalg (ScanKernels.cpp):
 // slices and pads as copy kernels, the softplus's log, the causal conv,
@@ -266,9 +267,13 @@ func.func @final_state(%xs: tensor<6x40xf32>, %init: tensor<4x40xf32>) -> tensor
 
 // -----
 
-// Loops that do not fit stay on the host (nvfp4-compile reports them):
-// a step of 2, a state read at another point (a shift), and a state whose
-// reduced dimension would not fit in registers.
+// Loops that do not fit stay on the host (nvfp4-compile reports them), each
+// with a warning that says why: a step of 2, a state read at another point,
+// and a state whose reduced dimension would not fit in registers.
+// WARN: scan-kernels.mlir:[[@LINE+11]]:11: warning: this loop stays on the host: it is not a scan the GPU lowering takes (not a loop from 0 by 1 to a constant)
+// WARN: warning: this loop stays on the host: it is not a scan the GPU lowering takes (a state-space value read other than at its own point)
+// WARN: warning: this loop stays on the host: it is not a scan the GPU lowering takes (a reduced dimension larger than 256 (the state would not fit in registers))
+// WARN-NOT: warning
 // CHECK-LABEL: func.func @step_two
 // CHECK: scf.for
 // CHECK-NOT: nvfp4_scan

@@ -114,6 +114,11 @@ void populateLinalgToGPUPatterns(RewritePatternSet &patterns,
 /// with populateLinalgToGPUPatterns.
 void populateScanToGPUPatterns(RewritePatternSet &patterns);
 
+/// A warning on each scf.for over tensors left at a function's top level
+/// (populateScanToGPUPatterns did not take it), with the reason: the host
+/// computation nvfp4-compile reports then says why.
+void warnAboutHostLoops(ModuleOp module);
+
 /// nvfp4.amax of the result of an elementwise linalg op becomes part of
 /// that op's kernel (grid-stride, the amax reduced by warps and one atomic
 /// per warp), so the tensor is not read again for it. Plain rewrite
