@@ -15,6 +15,10 @@ those BF16 values widened), and writes, into OUT:
   reference_fp32acc.f32    the same with the BMMs accumulating in FP32
   reference_bf16.f32       the all-BF16 IR, every GEMM accumulating in FP32
                            (what the GPU's wgmma computes)
+  reference_bf16_fp64acc.f32   the same with every GEMM accumulating in FP64,
+                           rounded once: a second correct formulation, whose
+                           distance to reference_bf16 is the floor an
+                           end-to-end comparison can reach (run_hybrid_case.py)
   arguments.json           the inputs: (name, shape, seed, exponent, signed,
                            dtype) per argument of @decoder_block
   nvfp4-run, libnvfp4_runtime.so.*, run_hybrid_case.py and its modules
@@ -105,7 +109,8 @@ def main():
     reference = dict(arguments=plain, out_shape=out_shape, f32_args=f32_args)
     contractions = len(re.findall(r"linalg\.(?:batch_)?matmul ", text))
     bmms = len(re.findall(r"linalg\.batch_matmul ", text))
-    with concurrent.futures.ThreadPoolExecutor(3) as pool:
+    bf16 = dict(reference, precision="--nvfp4-assign-precision=keep-first=2 keep-last=2")
+    with concurrent.futures.ThreadPoolExecutor(4) as pool:
         jobs = [pool.submit(make_model_case.run_reference, build, out, "reference", text,
                             **reference),
                 pool.submit(make_model_case.run_reference, build, out, "reference_fp32acc",
@@ -113,8 +118,12 @@ def main():
                 pool.submit(make_model_case.run_reference, build, out, "reference_bf16",
                             make_model_case.fp32_accumulation(
                                 text, ops=("matmul", "batch_matmul"), expected=contractions),
-                            precision="--nvfp4-assign-precision=keep-first=2 keep-last=2",
-                            **reference)]
+                            **bf16),
+                pool.submit(make_model_case.run_reference, build, out, "reference_bf16_fp64acc",
+                            make_model_case.fp32_accumulation(
+                                text, ops=("matmul", "batch_matmul"), expected=contractions,
+                                acc="f64"),
+                            **bf16)]
         for job in jobs:
             job.result()
 

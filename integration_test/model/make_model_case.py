@@ -153,9 +153,9 @@ def reference_program(block_text, arguments=None, out_shape=(128, 4096), f32_arg
     return "\n".join(parts + main) + "\n"
 
 
-def fp32_accumulation(block_text, ops=("batch_matmul",), expected=2):
-    """The block with its BF16 GEMMs accumulating in FP32, rounded once --
-    what the GPU's wgmma GEMM computes. linalg.batch_matmul with a BF16 C
+def fp32_accumulation(block_text, ops=("batch_matmul",), expected=2, acc="f32"):
+    """The block with its BF16 GEMMs accumulating in FP32 (or `acc`), rounded
+    once -- what the GPU's wgmma GEMM computes. linalg.batch_matmul with a BF16 C
     accumulates in BF16 (every partial sum rounded), which the CPU reference
     does literally; the case reports the error against both."""
     out = []
@@ -169,11 +169,11 @@ def fp32_accumulation(block_text, ops=("batch_matmul",), expected=2):
             continue
         indent, result, head, init, shape = m.groups()
         count += 1
-        f32 = "tensor<%sxf32>" % shape
+        f32 = "tensor<%sx%s>" % (shape, acc)
         out += ["%s%s_empty_f32 = tensor.empty() : %s" % (indent, result, f32),
-                "%s%s_zero_f32 = arith.constant 0.0 : f32" % (indent, result),
-                "%s%s_init_f32 = linalg.fill ins(%s_zero_f32 : f32) outs(%s_empty_f32 : %s) -> %s"
-                % (indent, result, result, result, f32, f32),
+                "%s%s_zero_f32 = arith.constant 0.0 : %s" % (indent, result, acc),
+                "%s%s_init_f32 = linalg.fill ins(%s_zero_f32 : %s) outs(%s_empty_f32 : %s) -> %s"
+                % (indent, result, result, acc, result, f32, f32),
                 "%s%s_f32 = %s outs(%s_init_f32 : %s) -> %s" % (indent, result, head, result, f32, f32),
                 "%s%s = arith.truncf %s_f32 : %s to tensor<%sxbf16>" % (indent, result, result, f32, shape)]
     assert count == expected, "expected %d BF16 contractions, found %d" % (expected, count)

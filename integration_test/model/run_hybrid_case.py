@@ -6,13 +6,21 @@ read back, and checks:
 
   * end to end, the all-BF16 bundle against the CPU reference pipeline of
     the same IR (every GEMM accumulating in FP32, as the GPU's wgmma):
-    max-norm relative error within 8e-3 (PASS/FAIL); the NVFP4 bundle's
-    distance to its CPU references is printed (info: an NVFP4 model is not
-    continuous under rounding, docs/Runtime.md "Whole models");
-  * stage by stage, in both bundles, the Mamba-2 mixer's new kernels from
-    the GPU's own input buffers of each: every slice copy and the pad
-    bit-exact, the causal conv within 1e-5, and the selective scan (numpy,
-    FP64, token by token) within 1e-3 -- FP32 state, exp by ex2.approx.
+    max-norm relative error within 8e-3, or within the distance of two
+    correct CPU formulations of the IR when that is larger (the GEMMs
+    accumulating in FP32 in loop order vs in FP64, each rounded once to
+    BF16): an implementation that sums in another order than the reference
+    cannot be judged closer than that. On the tiny hybrid the two CPU
+    formulations are 9.0e-3 apart -- 2 BF16 ulps of the largest output
+    element (0.25 at 27.75). The NVFP4 bundle's distance to its CPU
+    references is printed (info: an NVFP4 model is not continuous under
+    rounding, docs/Runtime.md "Whole models");
+  * stage by stage, in both bundles, from the GPU's own input buffers of
+    each kernel: every slice copy and the pad bit-exact, the causal conv
+    within 1e-5, the selective scan (numpy, FP64, token by token) within
+    1e-3 -- FP32 state, exp by ex2.approx -- and every BF16 GEMM (numpy,
+    FP64 accumulation, rounded once) rounding only: at most 0.1% of the
+    elements more than 1 BF16 ulp off and max-norm within 8e-3.
 
 With $MODEL_SANITIZE (compute-sanitizer's path) each bundle runs under
 memcheck instead and only its verdict and the output's finiteness count.
@@ -112,11 +120,16 @@ def scan_reference(name, ys_shape, state0, xs, bs, cs, dts, a_log, d_skip):
 
 
 def check_stages(bundle, buffers, manifest, args):
-    """The mixer's new kernels from the GPU's own inputs; returns failures."""
+    """The mixer's new kernels and the BF16 GEMMs from the GPU's own inputs;
+    returns the number of failures."""
     def value(param):
         b = param["buffer"]
         arg = manifest["buffers"][b].get("argument")
         return args[arg].reshape(-1) if arg is not None else buffers[b]
+
+    def known(param):
+        return param["buffer"] in buffers or \
+            manifest["buffers"][param["buffer"]].get("argument") is not None
 
     failures, seen = 0, set()
     for kernel in manifest["kernels"]:
@@ -124,11 +137,21 @@ def check_stages(bundle, buffers, manifest, args):
         if name in seen and not name.startswith("nvfp4_scan_"):
             continue
         ptrs = [p for p in params if p["type"] == "ptr"]
-        if any(p["buffer"] not in buffers and manifest["buffers"][p["buffer"]].get("argument") is None
-               for p in ptrs):
-            continue
         verdict = None
-        if name.startswith("nvfp4_scan_"):
+        maps = [p for p in params if p["type"] == "tensormap"]
+        if name.startswith("nvfp4_bf16_matmul_") and len(maps) == 2 and \
+                all(known(p) for p in maps + ptrs[-1:]):
+            # C[b, m, n] = sum_k A[b, m, k] B[b, n, k] (the maps' dims).
+            a = value(maps[0]).astype(np.float64).reshape(maps[0]["dims"])
+            b = value(maps[1]).astype(np.float64).reshape(maps[1]["dims"])
+            c = value(ptrs[-1])
+            ref = np.einsum("bmk,bnk->bmn", a, b).astype(np.float32).reshape(-1)
+            e = stage_check.error(c, ref)
+            verdict = ("BF16 GEMM", e[0], e[0] <= TOLERANCE and e[1] <= 1e-3)
+            ptrs = ptrs[-1:]
+        elif any(not known(p) for p in ptrs):
+            continue
+        elif name.startswith("nvfp4_scan_"):
             ys = value(ptrs[0])
             ref = scan_reference(name, ys.shape, *[value(p) for p in ptrs[1:8]])
             e = relative(ys, ref)
@@ -191,8 +214,16 @@ def main():
             status |= not finite
         return status
 
+    # Two correct CPU formulations of the all-BF16 IR: how close any
+    # implementation summing in another order can come to either.
+    floor = stage_check.error(np.fromfile(os.path.join(case, "reference_bf16.f32"), np.float32),
+                              np.fromfile(os.path.join(case, "reference_bf16_fp64acc.f32"),
+                                          np.float32))
+    print("info reference_bf16 vs reference_bf16_fp64acc (two correct formulations): %s"
+          % stage_check.show(floor))
+    bound = max(TOLERANCE, floor[0])
     for bundle, references, judged in (
-            ("hybrid_bf16", ["reference_bf16"], "reference_bf16"),
+            ("hybrid_bf16", ["reference_bf16", "reference_bf16_fp64acc"], "reference_bf16"),
             ("hybrid", ["reference_fp32acc", "reference", "reference_bf16"], None)):
         buffers, output, manifest, command, env = run(case, bundle, files, work, True)
         y = buffers[output]
@@ -203,10 +234,11 @@ def main():
             ref = np.fromfile(os.path.join(case, name + ".f32"), np.float32)
             e = stage_check.error(y, ref)
             if name == judged:
-                ok = e[0] <= TOLERANCE
+                ok = e[0] <= bound
                 print("%s %s vs %s (CPU reference of the same IR): max-norm relative error "
-                      "%.3e (tolerance %.0e); all errors %s"
-                      % ("PASS" if ok else "FAIL", bundle, name, e[0], TOLERANCE, stage_check.show(e)))
+                      "%.3e (bound %.3e: 8e-3 or the two CPU formulations' distance); "
+                      "all errors %s"
+                      % ("PASS" if ok else "FAIL", bundle, name, e[0], bound, stage_check.show(e)))
                 status |= not ok
             else:
                 print("info %s vs %s: %s" % (bundle, name, stage_check.show(e)))
