@@ -139,16 +139,18 @@ def check_stages(bundle, buffers, manifest, args):
         ptrs = [p for p in params if p["type"] == "ptr"]
         verdict = None
         maps = [p for p in params if p["type"] == "tensormap"]
-        if name.startswith("nvfp4_bf16_matmul_") and len(maps) == 2 and \
-                all(known(p) for p in maps + ptrs[-1:]):
+        # C: a pointer, or with the TMA-store epilogue (_ts) a third map.
+        result = maps[2:3] or ptrs[-1:]
+        if name.startswith("nvfp4_bf16_matmul_") and len(maps) in (2, 3) and \
+                all(known(p) for p in maps[:2] + result):
             # C[b, m, n] = sum_k A[b, m, k] B[b, n, k] (the maps' dims).
             a = value(maps[0]).astype(np.float64).reshape(maps[0]["dims"])
             b = value(maps[1]).astype(np.float64).reshape(maps[1]["dims"])
-            c = value(ptrs[-1])
+            c = value(result[0])
             ref = np.einsum("bmk,bnk->bmn", a, b).astype(np.float32).reshape(-1)
             e = stage_check.error(c, ref)
             verdict = ("BF16 GEMM", e[0], e[0] <= TOLERANCE and e[1] <= 1e-3)
-            ptrs = ptrs[-1:]
+            ptrs = result
         elif any(not known(p) for p in ptrs):
             continue
         elif name.startswith("nvfp4_scan_"):
