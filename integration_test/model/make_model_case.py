@@ -117,28 +117,35 @@ def generator(name, shape, seed, exponent, signed):
     return "\n".join(lines), tensor
 
 
-def reference_program(block_text):
+def reference_program(block_text, arguments=None, out_shape=(128, 4096), f32_args=()):
     """The block's module with generators, checksums and a @main that prints
-    the checksums and then the output as FP32."""
+    the checksums and then the output as FP32. Arguments named in f32_args
+    are FP32 tensors of the generated BF16 values (exact)."""
+    arguments = arguments or model_inputs.ARGUMENTS
     body = block_text.rstrip()
     assert body.endswith("}")
     body = body[:-1]
     parts = [body, "  func.func private @printMemrefF32(memref<*xf32>)"]
     calls, sums, types = [], [], []
-    for index, (name, shape, seed, exponent, signed) in enumerate(
-            model_inputs.ARGUMENTS):
+    for index, (name, shape, seed, exponent, signed) in enumerate(arguments):
         text, tensor = generator(name, shape, seed, exponent, signed)
         parts.append(text)
-        types.append(tensor)
         calls.append(f"    %a{index} = func.call @gen_{name}() : () -> {tensor}")
         sums += [f"    %s{index} = func.call @sum_{name}(%a{index}) : ({tensor}) -> i64",
                  f"    vector.print %s{index} : i64"]
-    args = ", ".join(f"%a{i}" for i in range(len(types)))
+        if name in f32_args:
+            wide = tensor.replace("bf16", "f32")
+            calls.append(f"    %w{index} = arith.extf %a{index} : {tensor} to {wide}")
+            types.append((f"%w{index}", wide))
+        else:
+            types.append((f"%a{index}", tensor))
+    args = ", ".join(value for value, _ in types)
+    out = "x".join(map(str, out_shape))
     main = ["  func.func @main() {"] + calls + sums + [
-        f"    %o = func.call @decoder_block({args}) : ({', '.join(types)}) -> tensor<128x4096xbf16>",
-        "    %of = arith.extf %o : tensor<128x4096xbf16> to tensor<128x4096xf32>",
-        "    %m = bufferization.to_buffer %of : tensor<128x4096xf32> to memref<128x4096xf32>",
-        "    %u = memref.cast %m : memref<128x4096xf32> to memref<*xf32>",
+        f"    %o = func.call @decoder_block({args}) : ({', '.join(t for _, t in types)}) -> tensor<{out}xbf16>",
+        f"    %of = arith.extf %o : tensor<{out}xbf16> to tensor<{out}xf32>",
+        f"    %m = bufferization.to_buffer %of : tensor<{out}xf32> to memref<{out}xf32>",
+        f"    %u = memref.cast %m : memref<{out}xf32> to memref<*xf32>",
         "    func.call @printMemrefF32(%u) : (memref<*xf32>) -> ()",
         "    return",
         "  }",
@@ -146,9 +153,9 @@ def reference_program(block_text):
     return "\n".join(parts + main) + "\n"
 
 
-def fp32_accumulation(block_text, ops=("batch_matmul",), expected=2):
-    """The block with its BF16 GEMMs accumulating in FP32, rounded once --
-    what the GPU's wgmma GEMM computes. linalg.batch_matmul with a BF16 C
+def fp32_accumulation(block_text, ops=("batch_matmul",), expected=2, acc="f32"):
+    """The block with its BF16 GEMMs accumulating in FP32 (or `acc`), rounded
+    once -- what the GPU's wgmma GEMM computes. linalg.batch_matmul with a BF16 C
     accumulates in BF16 (every partial sum rounded), which the CPU reference
     does literally; the case reports the error against both."""
     out = []
@@ -162,21 +169,24 @@ def fp32_accumulation(block_text, ops=("batch_matmul",), expected=2):
             continue
         indent, result, head, init, shape = m.groups()
         count += 1
-        f32 = "tensor<%sxf32>" % shape
+        f32 = "tensor<%sx%s>" % (shape, acc)
         out += ["%s%s_empty_f32 = tensor.empty() : %s" % (indent, result, f32),
-                "%s%s_zero_f32 = arith.constant 0.0 : f32" % (indent, result),
-                "%s%s_init_f32 = linalg.fill ins(%s_zero_f32 : f32) outs(%s_empty_f32 : %s) -> %s"
-                % (indent, result, result, result, f32, f32),
+                "%s%s_zero_f32 = arith.constant 0.0 : %s" % (indent, result, acc),
+                "%s%s_init_f32 = linalg.fill ins(%s_zero_f32 : %s) outs(%s_empty_f32 : %s) -> %s"
+                % (indent, result, result, acc, result, f32, f32),
                 "%s%s_f32 = %s outs(%s_init_f32 : %s) -> %s" % (indent, result, head, result, f32, f32),
                 "%s%s = arith.truncf %s_f32 : %s to tensor<%sxbf16>" % (indent, result, result, f32, shape)]
     assert count == expected, "expected %d BF16 contractions, found %d" % (expected, count)
     return "\n".join(out) + "\n"
 
 
-def run_reference(build, out, name, block_text, precision="--nvfp4-assign-precision"):
+def run_reference(build, out, name, block_text, precision="--nvfp4-assign-precision",
+                  arguments=None, out_shape=(128, 4096), f32_args=()):
     """The CPU reference pipeline's output of @decoder_block (FP32 values),
-    after checking that the program's inputs equal model_inputs.py's."""
-    program = reference_program(block_text)
+    after checking that the program's inputs equal model_inputs.py's (or
+    `arguments`, the same tuples)."""
+    arguments = arguments or model_inputs.ARGUMENTS
+    program = reference_program(block_text, arguments, out_shape, f32_args)
     path = os.path.join(out, name + ".mlir")
     with open(path, "w") as f:
         f.write(program)
@@ -191,7 +201,7 @@ def run_reference(build, out, name, block_text, precision="--nvfp4-assign-precis
          % (LLVM, LLVM)], input=lowered, check=True, capture_output=True, text=True).stdout
     print("make_model_case: CPU reference %s in %.0f s" % (name, time.time() - start))
     lines = run.splitlines()
-    for index, (arg, shape, seed, exponent, signed) in enumerate(model_inputs.ARGUMENTS):
+    for index, (arg, shape, seed, exponent, signed) in enumerate(arguments):
         expected = model_inputs.bits_sum(model_inputs.bf16_bits(shape, seed, exponent, signed))
         if int(lines[index]) != expected:
             sys.exit("make_model_case: input %s differs between MLIR and numpy "
@@ -199,7 +209,7 @@ def run_reference(build, out, name, block_text, precision="--nvfp4-assign-precis
     data = run[run.index("data =") + len("data ="):]
     values = np.array([float(v) for v in re.findall(
         r"-?(?:nan|inf|\d+(?:\.\d*)?(?:e[-+]?\d+)?)", data)], np.float32)
-    if values.size != 128 * 4096:
+    if values.size != int(np.prod(out_shape)):
         sys.exit("make_model_case: the reference printed %d values" % values.size)
     values.tofile(os.path.join(out, name + ".f32"))
     print("make_model_case: %s max |y| = %.4g" % (name, np.abs(values).max()))

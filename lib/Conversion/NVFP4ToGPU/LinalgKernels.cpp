@@ -96,7 +96,7 @@ LogicalResult kernels::checkTopLevel(Operation *op, PatternRewriter &rewriter) {
 }
 
 /// Row-major strides of a static shape.
-static SmallVector<int64_t> stridesOf(ArrayRef<int64_t> shape) {
+SmallVector<int64_t> kernels::stridesOf(ArrayRef<int64_t> shape) {
   SmallVector<int64_t> strides(shape.size(), 1);
   for (int64_t d = static_cast<int64_t>(shape.size()) - 2; d >= 0; --d)
     strides[d] = strides[d + 1] * shape[d + 1];
@@ -127,7 +127,7 @@ Value kernels::evaluateAffine(IndexMath &m, AffineExpr expr, ArrayRef<Value> loo
 
 /// Whether the kernels can evaluate `map`: results that stay non-negative
 /// (loop indices are), so unsigned division is floor division.
-static bool isEvaluable(AffineMap map) {
+bool kernels::isEvaluable(AffineMap map) {
   bool ok = true;
   for (AffineExpr result : map.getResults())
     result.walk([&](AffineExpr e) {
@@ -158,11 +158,11 @@ SmallVector<Value> kernels::delinearize(IndexMath &m, Value linear,
 }
 
 /// The math ops a kernel body may use: those that become one exact PTX
-/// instruction, and exp / rsqrt, which expandMath writes out.
-static bool isKernelMath(Operation *op) {
-  return isa<math::ExpOp, math::Exp2Op, math::RsqrtOp, math::SqrtOp,
-             math::AbsFOp, math::FmaOp, math::CopySignOp, math::FloorOp,
-             math::RoundEvenOp>(op);
+/// instruction, and exp / log / rsqrt, which expandMath writes out.
+bool kernels::isKernelMath(Operation *op) {
+  return isa<math::ExpOp, math::Exp2Op, math::LogOp, math::RsqrtOp,
+             math::SqrtOp, math::AbsFOp, math::FmaOp, math::CopySignOp,
+             math::FloorOp, math::RoundEvenOp>(op);
 }
 
 std::string kernels::LinalgKernelPlan::analyze() {
@@ -200,13 +200,14 @@ std::string kernels::LinalgKernelPlan::analyze() {
     else if (!isa<linalg::IndexOp, linalg::YieldOp, tensor::ExtractOp>(inner) &&
              !isa<arith::ArithDialect>(inner->getDialect()) &&
              !isKernelMath(inner))
-      why = "a body op other than arith, exp, sqrt, rsqrt, abs, fma, "
+      why = "a body op other than arith, exp, log, sqrt, rsqrt, abs, fma, "
             "copysign, floor, roundeven, linalg.index and tensor.extract (" +
             inner->getName().getStringRef().str() + ")";
     else if (isa<math::MathDialect>(inner->getDialect()) &&
              !inner->getResult(0).getType().isF32() &&
-             isa<math::ExpOp, math::Exp2Op, math::SqrtOp, math::RsqrtOp>(inner))
-      why = "exp, sqrt or rsqrt of a type other than f32";
+             isa<math::ExpOp, math::Exp2Op, math::LogOp, math::SqrtOp,
+                 math::RsqrtOp>(inner))
+      why = "exp, log, sqrt or rsqrt of a type other than f32";
     for (Value operand : inner->getOperands()) {
       if (region->isAncestor(operand.getParentRegion()))
         continue;
@@ -284,16 +285,28 @@ std::string kernels::LinalgKernelPlan::kernelName() const {
          "_" + llvm::utohexstr(llvm::hash_value(text));
 }
 
-/// exp, exp2, sqrt and rsqrt without libdevice (the kernels link none):
-/// exp(x) = ex2.approx(x * log2(e)) (within 2 ulp of exp2, plus the
-/// rounding of the product), sqrt is sqrt.rn and rsqrt 1 / sqrt.rn --
-/// exactly what the CPU lowering computes for rsqrt. Null for other ops.
-static Value expandMath(OpBuilder &b, Location loc, Operation &op,
-                        const IRMapping &map) {
-  if (!isa<math::ExpOp, math::Exp2Op, math::SqrtOp, math::RsqrtOp>(op) ||
+/// exp, exp2, log, sqrt and rsqrt without libdevice (the kernels link
+/// none): exp(x) = ex2.approx(x * log2(e)) (within 2 ulp of exp2, plus the
+/// rounding of the product), log(x) = lg2.approx(x) * ln(2) (the dt
+/// softplus of Mamba-2), sqrt is sqrt.rn and rsqrt 1 / sqrt.rn -- exactly
+/// what the CPU lowering computes for rsqrt. Null for other ops.
+Value kernels::expandMath(OpBuilder &b, Location loc, Operation &op,
+                          const IRMapping &map) {
+  if (!isa<math::ExpOp, math::Exp2Op, math::LogOp, math::SqrtOp,
+           math::RsqrtOp>(op) ||
       !op.getResult(0).getType().isF32())
     return Value();
   Value x = map.lookupOrDefault(op.getOperand(0));
+  if (isa<math::LogOp>(op)) {
+    Value log2 = LLVM::CallIntrinsicOp::create(
+                     b, loc, b.getF32Type(),
+                     b.getStringAttr("llvm.nvvm.lg2.approx.f"), ValueRange{x})
+                     .getResult(0);
+    return arith::MulFOp::create(
+        b, loc, log2,
+        arith::ConstantOp::create(b, loc,
+                                  b.getF32FloatAttr(0.6931471805599453f)));
+  }
   if (isa<math::ExpOp>(op))
     x = arith::MulFOp::create(
         b, loc, x,

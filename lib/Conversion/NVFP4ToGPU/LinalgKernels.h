@@ -4,10 +4,11 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// What the kernel builders of LinalgKernels.cpp (one linalg op, one kernel)
-// and RowKernels.cpp (a row reduction and the ops that read it, one kernel;
-// vectorized elementwise kernels) share: the analysis of a linalg op, its
-// body cloned at given loop indices, and the index arithmetic.
+// What the kernel builders of LinalgKernels.cpp (one linalg op, one kernel),
+// RowKernels.cpp (a row reduction and the ops that read it, one kernel;
+// vectorized elementwise kernels) and ScanKernels.cpp (the selective scan)
+// share: the analysis of a linalg op, its body cloned at given loop
+// indices, the index arithmetic and the math a cloned body may use.
 //
 //===----------------------------------------------------------------------===//
 
@@ -18,6 +19,8 @@
 #include "nvfp4/Dialect/NVFP4/IR/NVFP4Ops.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/IR/AffineMap.h"
+#include "mlir/IR/IRMapping.h"
 #include "mlir/IR/PatternMatch.h"
 
 #include <string>
@@ -31,8 +34,15 @@ namespace kernels {
 /// another op's region stays on the host (reported as such).
 LogicalResult checkTopLevel(Operation *op, PatternRewriter &rewriter);
 
+/// Row-major strides of a static shape.
+SmallVector<int64_t> stridesOf(ArrayRef<int64_t> shape);
+
 /// `expr` over the loop indices `loops`, as index arithmetic.
 Value evaluateAffine(IndexMath &m, AffineExpr expr, ArrayRef<Value> loops);
+
+/// Whether the kernels can evaluate `map` (no negative constants: unsigned
+/// division is then floor division).
+bool isEvaluable(AffineMap map);
 
 /// The flat element offset of `indices` in a row-major buffer of `shape`.
 Value linearOffset(IndexMath &m, ArrayRef<Value> indices,
@@ -123,6 +133,14 @@ SmallVector<SmallVector<Value>>
 emitElementwisePoints(OpBuilder &b, Location loc, const LinalgKernelPlan &plan,
                       ValueRange args, int64_t firstInput, Value chunk,
                       int64_t width);
+
+/// Whether a kernel body may contain the math op `op`.
+bool isKernelMath(Operation *op);
+
+/// exp, exp2, log, sqrt and rsqrt of f32 written with PTX intrinsics
+/// (operands looked up in `map`); null for any other op.
+Value expandMath(OpBuilder &b, Location loc, Operation &op,
+                 const IRMapping &map);
 
 } // namespace kernels
 } // namespace nvfp4

@@ -312,11 +312,13 @@ struct ConvertNVFP4ToGPUPass
     // now device buffers: plain rewrites, nothing else simplified.
     RewritePatternSet linalgPatterns(ctx);
     populateLinalgToGPUPatterns(linalgPatterns, *chipInfo);
+    populateScanToGPUPatterns(linalgPatterns);
     FrozenRewritePatternSet frozen(std::move(linalgPatterns));
     // Each pattern replaces a linalg op by launches: the rewriting ends.
     // What no pattern takes stays on the host, which nvfp4-compile reports.
     for (auto function : module.getOps<func::FuncOp>())
       (void)applyPatternsGreedily(function.getBody(), frozen, config);
+    warnAboutHostLoops(module);
     if (failed(checkLaunchGeometry(module)))
       signalPassFailure();
   }

@@ -120,6 +120,19 @@ void populateRowKernelAmaxPatterns(RewritePatternSet &patterns);
 void populateLinalgToGPUPatterns(RewritePatternSet &patterns,
                                  const ::nvfp4::target::ChipInfo &chip);
 
+/// Patterns for the rest of a Mamba-2 mixer (ScanKernels.cpp):
+/// tensor.extract_slice and tensor.pad become linalg.generic ops that
+/// populateLinalgToGPUPatterns makes kernels of, and an scf.for that carries
+/// a state through a sequence (the selective scan) becomes one kernel that
+/// keeps the state in registers. Plain rewrite patterns on tensors, run
+/// with populateLinalgToGPUPatterns.
+void populateScanToGPUPatterns(RewritePatternSet &patterns);
+
+/// A warning on each scf.for over tensors left at a function's top level
+/// (populateScanToGPUPatterns did not take it), with the reason: the host
+/// computation nvfp4-compile reports then says why.
+void warnAboutHostLoops(ModuleOp module);
+
 /// nvfp4.amax of the result of an elementwise linalg op becomes part of
 /// that op's kernel (grid-stride, the amax reduced by warps and one atomic
 /// per warp), so the tensor is not read again for it. Plain rewrite
