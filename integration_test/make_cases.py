@@ -1397,8 +1397,9 @@ def main():
     # BF16, then the route's wgmma GEMM; docs/Numerics.md 11.7): both MXFP8
     # element types and their mix, MXFP4, ragged M/N/K (K not a multiple of
     # the 256 K step: the tensor maps' zero fill), batches, swizzled B
-    # scales, alpha, BF16 results, forced and by the rule; within the GEMM
-    # tolerance, and bit for bit where the data keep every sum exact.
+    # scales, alpha, BF16 results, both epilogues (TMA store, direct), forced
+    # and by the rule; within the GEMM tolerance, and bit for bit where the
+    # data keep every sum exact.
     mx_matmul_case(out, args, "mx_tc_mxfp8_e4m3_200x96x512", 200, 96, 512,
                    "mxfp8_e4m3", kernel="tensor-core")
     mx_matmul_case(out, args, "mx_tc_mxfp8_e5m2_131x200x736", 131, 200, 736,
@@ -1413,6 +1414,9 @@ def main():
                    alpha=3.0, kernel="tensor-core")
     mx_matmul_case(out, args, "mx_tc_mxfp4_batched_2x128x264x512_rule", 128,
                    264, 512, "mxfp4", batch=2)
+    # C's rows of 200 bytes: the direct-store epilogue (the others: _ts).
+    mx_matmul_case(out, args, "mx_tc_mxfp8_e4m3_100x100x256_bf16_direct", 100,
+                   100, 256, "mxfp8_e4m3", result="bf16", kernel="tensor-core")
     mx_matmul_case(out, args, "mx_tc_mxfp4_exact_192x160x512", 192, 160, 512,
                    "mxfp4", kernel="tensor-core", exponents=None, exact=True)
     mx_matmul_case(out, args, "mx_tc_mxfp8_e4m3_exact_64x256x256", 64, 256,

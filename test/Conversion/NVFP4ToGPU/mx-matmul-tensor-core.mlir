@@ -6,7 +6,9 @@
 // The MX GEMM's tensor-core form on sm_90a (MXKernels.cpp, BF16Gemm.cpp):
 // both operands decoded into BF16 scratch by the dequantize kernel, then
 // the route's wgmma kernel fed by TMA from the scratch (BF16 tensor maps,
-// 128-byte swizzle, zero fill past K), alpha straight into the epilogue.
+// 128-byte swizzle, zero fill past K), alpha straight into the epilogue,
+// C through the TMA-store epilogue (_ts, C's tensor map) where its rows are
+// 16-byte multiples and by direct stores otherwise.
 // The rule takes it from 2^22 multiply-adds; below, and on chips without
 // it, the SIMT kernel runs. mx-gemm forces either.
 
@@ -20,9 +22,10 @@
 // CHECK-SAME: %[[SB]] : memref<393216xbf16>)
 // CHECK: nvgpu.tma.create.descriptor %{{.*}} box[%{{.*}}, %{{.*}}, %{{.*}}] : memref<*xbf16> -> <tensor = memref<1x128x64xbf16, 3>, swizzle = swizzle_128b, l2promo = l2promo_256b, oob = zero, interleave = none>
 // CHECK: nvgpu.tma.create.descriptor %{{.*}} : memref<*xbf16> -> <tensor = memref<1x256x64xbf16, 3>
-// CHECK: gpu.launch_func @nvfp4_kernels::@nvfp4_scaled_matmul_200x384x1024_mxfp8_e4m3_mxfp8_e5m2_swizzled_to_f32_wgmma_128x256x256_s0_d4w0_p16
+// CHECK: nvgpu.tma.create.descriptor %{{.*}} : memref<*xf32> -> <tensor = memref<1x16x32xf32, 3>
+// CHECK: gpu.launch_func @nvfp4_kernels::@nvfp4_scaled_matmul_200x384x1024_mxfp8_e4m3_mxfp8_e5m2_swizzled_to_f32_wgmma_128x256x256_s0_d4w0_p16_ts
 // CHECK-SAME: threads in (%{{.*}}, %{{.*}}, %{{.*}}) dynamic_shared_memory_size
-// CHECK-SAME: %[[ALPHA]] : f32, %{{.*}} : memref<76800xf32>)
+// CHECK-SAME: %[[ALPHA]] : f32, %{{.*}} : !nvgpu.tensormap.descriptor<tensor = memref<1x16x32xf32, 3>
 // SIMT-LABEL: func.func @large_mxfp8
 // SIMT-NOT: _to_bf16
 // SIMT: gpu.launch_func @nvfp4_kernels::@nvfp4_scaled_matmul_200x384x1024_mxfp8_e4m3_mxfp8_e5m2_swizzled_to_f32_simt
@@ -47,8 +50,8 @@ func.func @large_mxfp8(%a: !nvfp4.tensor<200x1024xf8E4M3FN, scale = f8E8M0FNU, b
 // FORCED: gpu.launch_func @nvfp4_kernels::@nvfp4_dequantize_2x64x96_mxfp4_to_bf16
 // FORCED-SAME: args(%{{.*}} : memref<6144xi8>, %{{.*}} : memref<384xi8>, %{{.*}} : memref<12288xbf16>)
 // FORCED: gpu.launch_func @nvfp4_kernels::@nvfp4_dequantize_2x64x96_mxfp4_to_bf16
-// FORCED: gpu.launch_func @nvfp4_kernels::@nvfp4_scaled_matmul_2x64x64x96_mxfp4_mxfp4_to_bf16_wgmma_128x128x256_s0_d4w0_p16
-// FORCED-SAME: %[[ONE]] : f32, %{{.*}} : memref<8192xbf16>)
+// FORCED: gpu.launch_func @nvfp4_kernels::@nvfp4_scaled_matmul_2x64x64x96_mxfp4_mxfp4_to_bf16_wgmma_128x128x256_s0_d4w0_p16_ts
+// FORCED-SAME: %[[ONE]] : f32, %{{.*}} : !nvgpu.tensormap.descriptor<tensor = memref<1x16x64xbf16, 3>
 func.func @small_mxfp4(%a: !nvfp4.tensor<2x64x96xf4E2M1FN, scale = f8E8M0FNU, block = 1x32>,
                        %b: !nvfp4.tensor<2x64x96xf4E2M1FN, scale = f8E8M0FNU, block = 1x32>) -> tensor<2x64x64xbf16> {
   %c = nvfp4.scaled_matmul %a, %b
@@ -58,10 +61,24 @@ func.func @small_mxfp4(%a: !nvfp4.tensor<2x64x96xf4E2M1FN, scale = f8E8M0FNU, bl
   return %c : tensor<2x64x64xbf16>
 }
 
+// N = 100 BF16 values are 200 bytes a row of C: no tensor map of C, the
+// direct-store epilogue (no _ts).
+// FORCED-LABEL: func.func @rows_of_200_bytes
+// FORCED: gpu.launch_func @nvfp4_kernels::@nvfp4_scaled_matmul_100x100x256_mxfp8_e4m3_mxfp8_e4m3_to_bf16_wgmma_128x128x256_s0_d4w0_p16 blocks
+// FORCED-SAME: %{{.*}} : f32, %{{.*}} : memref<10000xbf16>)
+func.func @rows_of_200_bytes(%a: !nvfp4.tensor<100x256xf8E4M3FN, scale = f8E8M0FNU, block = 1x32>,
+                             %b: !nvfp4.tensor<100x256xf8E4M3FN, scale = f8E8M0FNU, block = 1x32>) -> tensor<100x100xbf16> {
+  %c = nvfp4.scaled_matmul %a, %b
+      : !nvfp4.tensor<100x256xf8E4M3FN, scale = f8E8M0FNU, block = 1x32>,
+        !nvfp4.tensor<100x256xf8E4M3FN, scale = f8E8M0FNU, block = 1x32>
+      -> tensor<100x100xbf16>
+  return %c : tensor<100x100xbf16>
+}
+
 // The decode kernel: per element the E8M0 scale times the decoded code in
 // FP32, one RNE conversion to BF16 (docs/Numerics.md 11.7).
 // FORCED: gpu.func @nvfp4_dequantize_2x64x96_mxfp4_to_bf16
 // FORCED-COUNT-32: arith.truncf %{{.*}} : f32 to bf16
-// FORCED: gpu.func @nvfp4_scaled_matmul_2x64x64x96_mxfp4_mxfp4_to_bf16_wgmma_128x128x256_s0_d4w0_p16
+// FORCED: gpu.func @nvfp4_scaled_matmul_2x64x64x96_mxfp4_mxfp4_to_bf16_wgmma_128x128x256_s0_d4w0_p16_ts
 // FORCED: nvvm.wgmma.mma_async
 // FORCED-SAME: bf16
