@@ -250,6 +250,7 @@ def NVFP4TensorMapsAsPointers
     ```
   }];
   let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
+}
 
 def NVFP4LowerToUpstreamScaling
     : Pass<"nvfp4-lower-to-upstream-scaling"> {
