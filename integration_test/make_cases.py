@@ -439,14 +439,27 @@ def mx_dequantize_case(out, args, name, shape, format, result="f32",
 
 
 def mx_matmul_case(out, args, name, m, n, k, format_a, format_b=None,
-                   alpha=1.0, swizzled_b=False, result="f32", batch=None):
-    """An MX GEMM on the GPU (the SIMT kernel: docs/Numerics.md 11.4's
-    order), compared bit for bit with the library's scaledMatmulMX (per
-    batch element for batched shapes)."""
+                   alpha=1.0, swizzled_b=False, result="f32", batch=None,
+                   kernel=None, exponents=(-20, 20), exact=False):
+    """An MX GEMM on the GPU compared with the library's scaledMatmulMX (per
+    batch element for batched shapes). `kernel` forces nvfp4-compile's
+    --mx-gemm: "simt" (docs/Numerics.md 11.4's order: bit for bit) or
+    "tensor-core" (sm_90a: exact BF16 decode + wgmma, another summation
+    order: within MATMUL_TOLERANCE, or bit for bit with `exact`, where the
+    data keep every partial sum exact in FP32 so that no order rounds:
+    `exponents` None, small integers);
+    None: the lowering's rule. The kernels the case got are checked."""
     format_b = format_b or format_a
     lead = (batch,) if batch else ()
-    a = make_mx_input(lead + (m, k), 31, exponents=(-20, 20))
-    b = make_mx_input(lead + (n, k), 32, exponents=(-20, 20))
+    if exponents is None:
+        # Small integers: every product and partial sum is exact in FP32.
+        a = bf16_bits(np.random.default_rng(31).integers(
+            -4, 5, lead + (m, k)).astype(np.float32))
+        b = bf16_bits(np.random.default_rng(32).integers(
+            -4, 5, lead + (n, k)).astype(np.float32))
+    else:
+        a = make_mx_input(lead + (m, k), 31, exponents=exponents)
+        b = make_mx_input(lead + (n, k), 32, exponents=exponents)
     qa = nvfp4.quantize(a, format=format_a)
     qb = nvfp4.quantize(b, format=format_b)
     if batch:
@@ -473,10 +486,35 @@ def mx_matmul_case(out, args, name, m, n, k, format_a, format_b=None,
         want_bytes = bf16_bits(want).reshape(-1)
     else:
         want_bytes = want.reshape(-1).view(np.uint32)
-    write_case(out, name, mlir, {"a": a, "b": b}, {"c": want_bytes},
-               {"kind": "matmul", "args": ["a", "b", "alpha"],
-                "scalars": {"alpha": alpha}, "results": ["c"],
-                "result_type": result}, args)
+    tensor_cores = kernel == "tensor-core" or (
+        kernel is None and args.chip == "sm_90a" and
+        (batch or 1) * m * n * k >= MX_TENSOR_CORE_MIN_MULTIPLY_ADDS)
+    meta = {"kind": "matmul", "args": ["a", "b", "alpha"],
+            "scalars": {"alpha": alpha}, "results": ["c"],
+            "result_type": result}
+    if tensor_cores and exact:
+        # The claim that makes bit-exactness order-independent: the
+        # library's result is the exact product of the dequantized operands.
+        da = np.asarray(nvfp4.dequantize(qa), np.float64)
+        db = np.asarray(nvfp4.dequantize(qb), np.float64)
+        exact_product = alpha * (np.einsum("bmk,bnk->bmn", da, db) if batch
+                                 else da @ db.T)
+        if not np.array_equal(exact_product, want.astype(np.float64)):
+            raise SystemExit(f"{name}: the data do not keep the sums exact")
+    elif tensor_cores:
+        meta["tolerance"] = MATMUL_TOLERANCE
+    write_case(out, name, mlir, {"a": a, "b": b}, {"c": want_bytes}, meta,
+               args, ["--mx-gemm=" + kernel] if kernel else [])
+    kernels = case_kernels(out, name)
+    if kernels is not None:
+        wgmma = [kk for kk in kernels if "_wgmma_" in kk]
+        decodes = [kk for kk in kernels
+                   if kk.startswith("nvfp4_dequantize_") and
+                   kk.endswith("_to_bf16")]
+        if tensor_cores != (len(wgmma) == 1 and len(decodes) >= 1):
+            raise SystemExit(f"{name}: expected the "
+                             f"{'tensor-core' if tensor_cores else 'SIMT'} "
+                             f"MX GEMM, got {kernels}")
 
 
 def weight_copies_case(out, args, name, shape, rounding="rn", seed=0,
@@ -601,6 +639,10 @@ def pack_case(out, args, name, shape, block=(1, 16), swizzled=False):
                 "scalars": {"a": float(q.amax)},
                 "results": ["codes", "scales", "amax"]}, args)
 
+
+# From this many batch x M x N x K multiply-adds the lowering takes the
+# tensor-core MX GEMM on sm_90a (kMXTensorCoreMinMultiplyAdds, NVFP4ToGPU.h).
+MX_TENSOR_CORE_MIN_MULTIPLY_ADDS = 1 << 22
 
 # Tensor-core GEMMs (K a multiple of 256 on sm_90a) sum in another order
 # than the reference: results must be within this max-norm relative error.
@@ -1343,7 +1385,7 @@ def main():
     # kind::mxf8f6f4 allows), MXFP4, ragged shapes, batches, swizzled B
     # scales, alpha, BF16 results.
     mx_matmul_case(out, args, "mx_matmul_mxfp8_e4m3_200x96x512", 200, 96, 512,
-                   "mxfp8_e4m3")
+                   "mxfp8_e4m3", kernel="simt")
     mx_matmul_case(out, args, "mx_matmul_mxfp8_e4m3_e5m2_64x80x256_bf16", 64,
                    80, 256, "mxfp8_e4m3", "mxfp8_e5m2", alpha=0.5,
                    result="bf16")
@@ -1351,6 +1393,35 @@ def main():
                    "mxfp4", alpha=3.0)
     mx_matmul_case(out, args, "mx_matmul_mxfp4_batched_2x48x32x128_swizzled",
                    48, 32, 128, "mxfp4", swizzled_b=True, batch=2)
+    # The tensor-core MX GEMM (sm_90a: both operands decoded into exact
+    # BF16, then the route's wgmma GEMM; docs/Numerics.md 11.7): both MXFP8
+    # element types and their mix, MXFP4, ragged M/N/K (K not a multiple of
+    # the 256 K step: the tensor maps' zero fill), batches, swizzled B
+    # scales, alpha, BF16 results, both epilogues (TMA store, direct), forced
+    # and by the rule; within the GEMM tolerance, and bit for bit where the
+    # data keep every sum exact.
+    mx_matmul_case(out, args, "mx_tc_mxfp8_e4m3_200x96x512", 200, 96, 512,
+                   "mxfp8_e4m3", kernel="tensor-core")
+    mx_matmul_case(out, args, "mx_tc_mxfp8_e5m2_131x200x736", 131, 200, 736,
+                   "mxfp8_e5m2", alpha=0.25, kernel="tensor-core")
+    mx_matmul_case(out, args, "mx_tc_mxfp8_e4m3_e5m2_256x384x1024_bf16_rule",
+                   256, 384, 1024, "mxfp8_e4m3", "mxfp8_e5m2", alpha=0.5,
+                   result="bf16")
+    mx_matmul_case(out, args, "mx_tc_mxfp8_e4m3_batched_3x100x136x256_swizzled",
+                   100, 136, 256, "mxfp8_e4m3", swizzled_b=True, batch=3,
+                   kernel="tensor-core")
+    mx_matmul_case(out, args, "mx_tc_mxfp4_129x72x320", 129, 72, 320, "mxfp4",
+                   alpha=3.0, kernel="tensor-core")
+    mx_matmul_case(out, args, "mx_tc_mxfp4_batched_2x128x264x512_rule", 128,
+                   264, 512, "mxfp4", batch=2)
+    # C's rows of 200 bytes: the direct-store epilogue (the others: _ts).
+    mx_matmul_case(out, args, "mx_tc_mxfp8_e4m3_100x100x256_bf16_direct", 100,
+                   100, 256, "mxfp8_e4m3", result="bf16", kernel="tensor-core")
+    mx_matmul_case(out, args, "mx_tc_mxfp4_exact_192x160x512", 192, 160, 512,
+                   "mxfp4", kernel="tensor-core", exponents=None, exact=True)
+    mx_matmul_case(out, args, "mx_tc_mxfp8_e4m3_exact_64x256x256", 64, 256,
+                   256, "mxfp8_e4m3", kernel="tensor-core", exponents=None,
+                   exact=True)
     print("cases written to", out)
 
 

@@ -757,7 +757,7 @@ mlir::nvfp4::compileModule(ModuleOp module, const CompileOptions &options) {
   TimingScope loweringTiming = timing.nest("GPU lowering");
   pm.enableTiming(loweringTiming);
   buildGPUKernelPipeline(pm, chip->name, options.gemmSchedule,
-                         options.quantizeSchedule);
+                         options.quantizeSchedule, options.mxGemm);
   if (failed(pm.run(module)))
     return failure();
   loweringTiming.stop();

@@ -21,7 +21,8 @@ using namespace mlir;
 
 void mlir::nvfp4::buildGPUKernelPipeline(OpPassManager &pm, StringRef chip,
                                          StringRef gemmSchedule,
-                                         StringRef quantizeSchedule) {
+                                         StringRef quantizeSchedule,
+                                         StringRef mxGemm) {
   // A model's helper functions (norms, RoPE, softmax) become part of the
   // host function, whose linalg ops convert-nvfp4-to-gpu makes kernels of
   // (the manifest describes one function); elementwise arith on tensors
@@ -33,6 +34,7 @@ void mlir::nvfp4::buildGPUKernelPipeline(OpPassManager &pm, StringRef chip,
   convert.chip = chip.str();
   convert.gemmSchedule = gemmSchedule.str();
   convert.quantizeSchedule = quantizeSchedule.str();
+  convert.mxGemm = mxGemm.str();
   pm.addPass(createConvertNVFP4ToGPU(convert));
   pm.addNestedPass<func::FuncOp>(createNVFP4FreeDeviceBuffers());
   OpPassManager &kernels = pm.nest<gpu::GPUModuleOp>();

@@ -125,6 +125,12 @@ static cl::opt<std::string> quantizeSchedule(
              "on both sides, registers for the other duals and where a ring "
              "does not fit"),
     cl::init(""), cl::cat(category));
+static cl::opt<std::string> mxGemm(
+    "mx-gemm",
+    cl::desc("Force the MX GEMM's kernel: simt or tensor-core "
+             "(convert-nvfp4-to-gpu's mx-gemm); default: tensor cores from "
+             "2^22 multiply-adds where the chip has them"),
+    cl::init(""), cl::cat(category));
 static cl::opt<bool> skipPtxasCheck(
     "no-ptxas-check",
     cl::desc("Do not assemble --emit=ptx output with ptxas to check it"),
@@ -334,6 +340,7 @@ int main(int argc, char **argv) {
   options.chip = chip;
   options.gemmSchedule = gemmSchedule;
   options.quantizeSchedule = quantizeSchedule;
+  options.mxGemm = mxGemm;
   options.ptxasPath = ptxasPath;
   options.verifyWithPtxas = !skipPtxasCheck;
   options.applyRecipe = !skipRecipe;

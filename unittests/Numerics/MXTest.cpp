@@ -409,3 +409,55 @@ TEST(MX, GemmMatchesTheBlockOrder) {
                               MXFormat::MXFP4);
   EXPECT_FALSE(scaledMatmulMX(Short, Long).ok());
 }
+
+// The sm_90a tensor-core MX GEMM decodes every operand element into BF16 as
+// bf16_rne(fp32(elem * 2^(s - 127))) (docs/Numerics.md 11.7). The claim:
+// that is the exact value for every finite code exactly when the E8M0 byte
+// s lies in the format's range -- E4M3 [3, 246], E5M2 [10, 239], E2M1
+// [0, 252] -- because every E4M3 value is a multiple of 2^-9 (E5M2 2^-16,
+// E2M1 2^-1) with at most 4 (3, 2) significant bits, BF16's grid ends at
+// 2^-133 and its largest value is (2 - 2^-7) 2^127. Checked for every code
+// and every scale against the exact value from the bit fields (double).
+TEST(MX, BF16DecodeIsExactOverTheDocumentedScaleRange) {
+  struct Range {
+    MXFormat Format;
+    unsigned Codes, First, Last;
+  };
+  for (Range R : {Range{MXFormat::MXFP8E4M3, 256, 3, 246},
+                  Range{MXFormat::MXFP8E5M2, 256, 10, 239},
+                  Range{MXFormat::MXFP4, 16, 0, 252}}) {
+    for (unsigned S = 0; S < 255; ++S) {
+      bool AllExact = true;
+      for (unsigned C = 0; C < R.Codes; ++C) {
+        double Exact = modelElement(R.Format, C);
+        if (!std::isfinite(Exact))
+          continue;
+        Exact = std::ldexp(Exact, int(S) - 127);
+        float Decoded = roundToBF16(decodeMXElement(R.Format, uint8_t(C)) *
+                                    decodeE8M0(uint8_t(S)));
+        if (double(Decoded) != Exact)
+          AllExact = false;
+      }
+      EXPECT_EQ(AllExact, S >= R.First && S <= R.Last)
+          << mxFormatName(R.Format) << " scale byte " << S;
+    }
+    // A NaN scale (0xFF) makes every element NaN, zero included; Inf and
+    // NaN codes stay Inf and NaN under every finite scale.
+    for (unsigned C = 0; C < R.Codes; ++C)
+      EXPECT_TRUE(std::isnan(roundToBF16(
+          decodeMXElement(R.Format, uint8_t(C)) * decodeE8M0(0xFF))));
+  }
+  // Outside the range: tiny values round on BF16's subnormal grid of 2^-133
+  // (E4M3 scale byte 0: 2^-9 x 2^-127 -> 0; 4 x 2^-136, a tie, -> 0 (even);
+  // 6 x 2^-136 -> 2^-133), large ones overflow (448 x 2^127, 6 x 2^126).
+  auto decode = [](MXFormat F, unsigned C, unsigned S) {
+    return roundToBF16(decodeMXElement(F, uint8_t(C)) * decodeE8M0(uint8_t(S)));
+  };
+  EXPECT_EQ(decode(MXFormat::MXFP8E4M3, 0x01, 0), 0.0f);
+  EXPECT_EQ(decode(MXFormat::MXFP8E4M3, 0x04, 0), 0.0f);
+  EXPECT_EQ(decode(MXFormat::MXFP8E4M3, 0x06, 0), std::ldexp(1.0f, -133));
+  EXPECT_TRUE(std::isinf(decode(MXFormat::MXFP8E4M3, 0x7E, 254)));
+  EXPECT_TRUE(std::isinf(decode(MXFormat::MXFP4, 0x7, 253)));
+  EXPECT_TRUE(std::isinf(decode(MXFormat::MXFP8E5M2, 0x7C, 3)));
+  EXPECT_TRUE(std::isnan(decode(MXFormat::MXFP8E4M3, 0x7F, 200)));
+}

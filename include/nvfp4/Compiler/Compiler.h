@@ -44,6 +44,9 @@ struct CompileOptions {
   /// (convert-nvfp4-to-gpu's quantize-schedule); empty: the lowering's
   /// choice.
   std::string quantizeSchedule;
+  /// Forces the MX GEMM's kernel: "simt" or "tensor-core"
+  /// (convert-nvfp4-to-gpu's mx-gemm); empty: the lowering's rule.
+  std::string mxGemm;
   EmitKind emit = EmitKind::PTX;
   /// ptxas to use; empty means $PATH, then /usr/local/cuda/bin.
   std::string ptxasPath;

@@ -110,6 +110,11 @@ def ConvertNVFP4ToGPU : Pass<"convert-nvfp4-to-gpu", "ModuleOp"> {
            "persistent blocks); default: ring3 for the 16x16 kernels, ring2 "
            "for the duals rounding to nearest on both sides, registers for "
            "the other duals and where a ring does not fit the chip">,
+    Option<"mxGemm", "mx-gemm", "std::string", /*default=*/"",
+           "Force the MX GEMM's kernel: 'simt' (the portable kernel, "
+           "bit-exact with the reference) or 'tensor-core' (sm_90a: both "
+           "operands decoded into BF16, then the wgmma GEMM); default: "
+           "tensor cores from 2^22 multiply-adds where the chip has them">,
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",

@@ -25,7 +25,8 @@ void buildReferencePipeline(OpPassManager &pm);
 /// nvfp4-compile continues from here with LLVM's NVPTX backend.
 void buildGPUKernelPipeline(OpPassManager &pm, llvm::StringRef chip,
                             llvm::StringRef gemmSchedule = "",
-                            llvm::StringRef quantizeSchedule = "");
+                            llvm::StringRef quantizeSchedule = "",
+                            llvm::StringRef mxGemm = "");
 
 /// nvfp4-to-ptx{chip=...}: buildGPUKernelPipeline, then the kernels are
 /// serialized to PTX inside the IR (`gpu.binary`, nvvm-attach-target +

@@ -50,6 +50,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
 
+#include <optional>
 #include <string>
 
 namespace mlir {
@@ -691,6 +692,25 @@ std::string decodeWgmmaGemmUnsupportedReason(const GemmPlan &plan,
 gpu::GPUFuncOp buildDecodeWgmmaGemmKernel(ModuleOp module,
                                           const GemmPlan &plan,
                                           TypeRange argTypes, StringRef name);
+
+/// The plan of the BF16 GEMM C[batch, m, n] = alpha * A B^T (A [batch, m,
+/// k], B [batch, n, k], BF16, row-major) on the decoder-warpgroup kernel
+/// fed by TMA from the operands (GemmPlan::operandElement = BF16; 128 x 128
+/// or 128 x 256 tiles, 4 stages, persistent; K zero-padded to the K step by
+/// the tensor maps), or nothing with `whyNot` set. The chip must have the
+/// route's kernel (hasBF16GemmKernel). Defined in BF16Gemm.cpp.
+std::optional<GemmPlan> planBF16Gemm(const ::nvfp4::target::ChipInfo &chip,
+                                     int64_t batch, int64_t m, int64_t n,
+                                     int64_t k, Type resultElement,
+                                     std::string &whyNot);
+
+/// Launches the BF16 GEMM of `plan` (planBF16Gemm) on the flat BF16 device
+/// buffers `lhs` and `rhs` (K = `k` elements a row) into the flat buffer
+/// `result`, scaled by the f32 `alpha`; the kernel is named
+/// `name`_wgmma_<schedule>. Defined in BF16Gemm.cpp.
+void launchBF16Gemm(OpBuilder &b, Location loc, ModuleOp module,
+                    const GemmPlan &plan, int64_t k, Value lhs, Value rhs,
+                    Value alpha, Value result, StringRef name);
 
 /// Builds the sm_100a/sm_103a kernel: the shared pipeline (codes in the
 /// 128-byte swizzle, scales as 128x4 atoms) feeding one MMA warp that

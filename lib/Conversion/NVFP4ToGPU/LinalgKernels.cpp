@@ -886,53 +886,11 @@ struct BF16GemmToGPU : OpInterfaceRewritePattern<linalg::LinalgOp> {
     SmallVector<int64_t> ranges = op.getStaticLoopRanges();
     int64_t batchSize = dims->batch.empty() ? 1 : ranges[dims->batch[0]];
     int64_t sizeM = ranges[m], sizeN = ranges[n], sizeK = ranges[k];
-    if (sizeK % 8 != 0)
-      return rewriter.notifyMatchFailure(
-          op, "K must be a multiple of 8 (16-byte TMA row strides)");
-
-    // The route's schedule: 128 x N tiles, 4 decoded (here: BF16) stages,
-    // persistent, C through the TMA-store epilogue as on the NVFP4 route
-    // (chooseGemmSchedule says why) where C's rows allow it; K padded to
-    // the pipeline's K step (the tensor maps fill what lies past K with
-    // zeros).
-    GemmSchedule schedule;
-    schedule.tileM = 128;
-    schedule.tileN = sizeN > 128 ? 256 : 128;
-    schedule.stages = 0;
-    schedule.decodedStages = 4;
-    schedule.decoderWarpgroups = 0;
-    schedule.persistent = true;
-    schedule.rasterGroup = 16;
-    schedule.tmaStore = true;
-    int64_t paddedK = llvm::alignTo(sizeK, kGemmTileK);
-    auto shapeOf = [&](int64_t rows) {
-      SmallVector<int64_t> shape;
-      if (!dims->batch.empty())
-        shape.push_back(batchSize);
-      shape.append({rows, paddedK});
-      return shape;
-    };
-    // The plan's operands are described as block-scaled tensors of the
-    // same shape; with operandElement set no part of the kernel reads their
-    // codes or scales as such.
-    auto planA = BlockScaledTensorType::get(ctx, shapeOf(sizeM), {1, 16});
-    auto planB = BlockScaledTensorType::get(ctx, shapeOf(sizeN), {1, 16});
-    auto planFor = [&](const GemmSchedule &s) {
-      GemmPlan plan = makeGemmPlan(chip, s, planA, planB, resultElement);
-      plan.operandElement = rewriter.getBF16Type();
-      return plan;
-    };
-    GemmPlan plan = planFor(schedule);
-    if (!gemmTmaStoreUnsupportedReason(plan).empty()) {
-      schedule.tmaStore = false;
-      plan = planFor(schedule);
-    }
-    std::string why =
-        decodeWgmmaGemmUnsupportedReason(plan, chip.maxSharedMemoryPerBlock);
-    if (!why.empty())
+    std::string why;
+    std::optional<GemmPlan> plan = planBF16Gemm(
+        chip, batchSize, sizeM, sizeN, sizeK, resultElement, why);
+    if (!plan)
       return rewriter.notifyMatchFailure(op, why);
-    plan.consumerSharedBytes = decodeWgmmaGemmSharedBytes(plan);
-
     Location loc = op.getLoc();
     auto module = op->getParentOfType<ModuleOp>();
     auto bufferOf = [&](Value tensor) {
@@ -949,49 +907,29 @@ struct BF16GemmToGPU : OpInterfaceRewritePattern<linalg::LinalgOp> {
       SmallVector<int64_t> permutation = {0, 2, 1};
       if (dims->batch.empty())
         permutation = {1, 0};
-      SmallVector<int64_t> shape = shapeOf(sizeN);
-      shape.back() = sizeK;
+      SmallVector<int64_t> shape;
+      if (!dims->batch.empty())
+        shape.push_back(batchSize);
+      shape.append({sizeN, sizeK});
       Value empty = tensor::EmptyOp::create(rewriter, loc, shape,
                                             rewriter.getBF16Type());
       rhs = linalg::TransposeOp::create(rewriter, loc, rhs, empty, permutation)
                 ->getResult(0);
     }
-    // Scales and amaxes: unused, one zero-filled word for all four so that
-    // nothing is undefined (an i32 buffer: upstream's gpu-to-llvm lowers
-    // 16- and 32-bit memsets only, and the kernel never reads it as bytes).
-    Value noAmax = allocDevice(
-        rewriter, loc, MemRefType::get({1}, rewriter.getI32Type()), true);
-    Value noScales = noAmax;
     Value result = allocDevice(
         rewriter, loc,
         MemRefType::get(resultType.getShape(), resultElement), false);
-    Type mapA = gemmTensorMapType(plan, plan.a, /*scales=*/false);
-    Type mapB = gemmTensorMapType(plan, plan.b, /*scales=*/false);
-    SmallVector<Value> args = {
-        createTensorMap(rewriter, loc, bufferOf(lhs), batchSize, sizeK, mapA),
-        noScales,
-        noAmax,
-        createTensorMap(rewriter, loc, bufferOf(rhs), batchSize, sizeK, mapB),
-        noScales,
-        noAmax,
-        arith::ConstantOp::create(rewriter, loc, rewriter.getF32FloatAttr(1.0f)),
-        flatten(rewriter, loc, result)};
-    if (plan.tmaStore)
-      args[7] = createTensorMap(rewriter, loc, args[7], batchSize, sizeN,
-                                gemmOutputTensorMapType(plan));
-    SmallVector<Type> argTypes;
-    for (Value a : args)
-      argTypes.push_back(a.getType());
     std::string name = "nvfp4_bf16_matmul_" +
                        (dims->batch.empty() ? std::string()
                                             : std::to_string(batchSize) + "x") +
                        std::to_string(sizeM) + "x" + std::to_string(sizeN) +
                        "x" + std::to_string(sizeK) + "_to_" +
-                       typeName(resultElement) + "_wgmma_" + plan.name();
-    gpu::GPUFuncOp kernel =
-        buildDecodeWgmmaGemmKernel(module, plan, argTypes, name);
-    launchKernel(rewriter, loc, kernel, plan.grid(), plan.threads(),
-                 plan.sharedMemoryBytes(), args);
+                       typeName(resultElement);
+    launchBF16Gemm(rewriter, loc, module, *plan, sizeK, bufferOf(lhs),
+                   bufferOf(rhs),
+                   arith::ConstantOp::create(rewriter, loc,
+                                             rewriter.getF32FloatAttr(1.0f)),
+                   result, name);
     rewriter.replaceOpWithNewOp<bufferization::ToTensorOp>(
         op, resultType, result, /*restrict=*/true, /*writable=*/true);
     return success();

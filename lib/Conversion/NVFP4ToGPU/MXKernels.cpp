@@ -16,13 +16,19 @@
 // the low nibble, as NVFP4 and Python's `.packed`). Scales: one E8M0 byte per
 // block, linear or 128x4-swizzled over (row, column block).
 //
-// The MX GEMM is the portable SIMT kernel (one thread per output, the
-// block order of section 11.4, bit-exact with the reference); tensor-core
-// kernels (sm_90a decode + wgmma, tcgen05 kind::mxf8f6f4 / kind::mxf4) are
+// The MX GEMM has two forms. The portable SIMT kernel (one thread per
+// output, the block order of section 11.4, bit-exact with the reference)
+// runs on every chip. On sm_90a the tensor-core form decodes both operands
+// into BF16 scratch with the dequantize kernel below -- E2M1/E4M3/E5M2 x
+// 2^k is exact in BF16 over the scale range of section 11.7 -- and
+// multiplies with the route's BF16 wgmma GEMM (BF16Gemm.cpp); a rule over
+// the shape picks it (kMXTensorCoreMinMultiplyAdds), the mx-gemm option
+// forces either. tcgen05 kind::mxf8f6f4 / kind::mxf4 (sm_100a/sm_103a) are
 // the next step.
 //
 //===----------------------------------------------------------------------===//
 
+#include "GemmPipeline.h"
 #include "KernelBuilder.h"
 #include "KernelUtils.h"
 #include "nvfp4/Conversion/NVFP4ToGPU/NVFP4ToGPU.h"
@@ -103,6 +109,18 @@ void storeElements(OpBuilder &b, Location loc, ArrayRef<Value> values,
 std::string mxName(BlockScaledTensorType type) {
   return stringifyBlockScaledFormat(type.getFormat()).str() +
          (type.getLayout() == ScaleLayout::Linear ? "" : "_swizzled");
+}
+
+/// "nvfp4_scaled_matmul_[B x]MxNxK_<format A>_<format B>_to_<C>": the MX
+/// GEMM's kernel name up to the implementation suffix.
+std::string mxMatmulName(BlockScaledTensorType lhs, BlockScaledTensorType rhs,
+                         Type resultElement) {
+  int64_t batch = product(lhs.getBatchShape());
+  return "nvfp4_scaled_matmul_" +
+         (batch > 1 ? std::to_string(batch) + "x" : "") +
+         std::to_string(lhs.getRows()) + "x" + std::to_string(rhs.getRows()) +
+         "x" + std::to_string(lhs.getCols()) + "_" + mxName(lhs) + "_" +
+         mxName(rhs) + "_to_" + typeName(resultElement);
 }
 
 /// Quantization of a [batch..., rows, cols] tensor of `elementType` (flat)
@@ -258,11 +276,7 @@ gpu::GPUFuncOp buildMXScaledMatmulKernel(ModuleOp module,
       MemRefType::get({product(rhs.getScalesType().getShape())}, i8),
       Float32Type::get(ctx),
       MemRefType::get({batch * m * n}, elementType)};
-  std::string name = "nvfp4_scaled_matmul_" +
-                     (batch > 1 ? std::to_string(batch) + "x" : "") +
-                     std::to_string(m) + "x" + std::to_string(n) + "x" +
-                     std::to_string(k) + "_" + mxName(lhs) + "_" + mxName(rhs) +
-                     "_to_" + typeName(elementType) + "_simt";
+  std::string name = mxMatmulName(lhs, rhs, elementType) + "_simt";
   return getOrCreateKernel(
       module, name, argTypes, kThreadsPerBlock,
       [&](OpBuilder &b, Location loc, ValueRange args) {
@@ -420,8 +434,42 @@ struct MXDequantizeToGPU : OpConversionPattern<DequantizeOp> {
 /// verifier's scaled_matmul_c5 makes both operands MX; checkSupportedOps
 /// rejects an output amax).
 struct MXScaledMatmulToGPU : OpConversionPattern<ScaledMatmulOp> {
-  MXScaledMatmulToGPU(const TypeConverter &converter, MLIRContext *ctx)
-      : OpConversionPattern(converter, ctx, /*benefit=*/2) {}
+  MXScaledMatmulToGPU(const TypeConverter &converter, MLIRContext *ctx,
+                      const ::nvfp4::target::ChipInfo &chip,
+                      MXGemmKernel gemmKernel)
+      : OpConversionPattern(converter, ctx, /*benefit=*/2), chip(chip),
+        gemmKernel(gemmKernel) {}
+
+  const ::nvfp4::target::ChipInfo &chip;
+  MXGemmKernel gemmKernel;
+
+  /// The tensor-core plan where the chip has one and the rule (or the
+  /// option) takes it; an empty `whyNot` with no plan means SIMT. A forced
+  /// tensor-core GEMM the chip or the shape cannot run sets `whyNot`.
+  std::optional<GemmPlan> planTensorCoreGemm(BlockScaledTensorType lhs,
+                                             BlockScaledTensorType rhs,
+                                             Type resultElement,
+                                             std::string &whyNot) const {
+    if (gemmKernel == MXGemmKernel::Simt)
+      return std::nullopt;
+    bool forced = gemmKernel == MXGemmKernel::TensorCore;
+    if (!hasBF16GemmKernel(chip)) {
+      if (forced)
+        whyNot = "no tensor-core MX GEMM on " + std::string(chip.name) +
+                 " yet (the SIMT kernel runs there)";
+      return std::nullopt;
+    }
+    int64_t batch = product(lhs.getBatchShape());
+    int64_t m = lhs.getRows(), n = rhs.getRows(), k = lhs.getCols();
+    if (!forced && batch * m * n * k < kMXTensorCoreMinMultiplyAdds)
+      return std::nullopt;
+    std::string why;
+    std::optional<GemmPlan> plan =
+        planBF16Gemm(chip, batch, m, n, k, resultElement, why);
+    if (!plan && forced)
+      whyNot = why;
+    return plan;
+  }
 
   LogicalResult
   matchAndRewrite(ScaledMatmulOp op, OneToNOpAdaptor adaptor,
@@ -444,15 +492,47 @@ struct MXScaledMatmulToGPU : OpConversionPattern<ScaledMatmulOp> {
     else
       alpha = arith::ConstantOp::create(rewriter, loc,
                                         rewriter.getF32FloatAttr(1.0f));
-    gpu::GPUFuncOp kernel = buildMXScaledMatmulKernel(
-        op->getParentOfType<ModuleOp>(), lhs, rhs, resultType);
-    launchKernel(rewriter, loc, kernel, resultType.getNumElements(),
-                 kThreadsPerBlock,
-                 {flatten(rewriter, loc, adaptor.getLhs()[0]),
-                  flatten(rewriter, loc, adaptor.getLhs()[1]),
-                  flatten(rewriter, loc, adaptor.getRhs()[0]),
-                  flatten(rewriter, loc, adaptor.getRhs()[1]), alpha,
-                  flatten(rewriter, loc, result)});
+    auto module = op->getParentOfType<ModuleOp>();
+    std::string whyNot;
+    std::optional<GemmPlan> plan = planTensorCoreGemm(
+        lhs, rhs, resultType.getElementType(), whyNot);
+    if (!whyNot.empty())
+      return op.emitOpError("cannot use mx-gemm=tensor-core: ") << whyNot;
+    if (plan) {
+      // Both operands as exact BF16 values, [batch * rows, K] row-major
+      // (the dequantize kernel: fp32(elem * 2^e), then RNE to BF16, which
+      // keeps the value in the range of docs/Numerics.md 11.7), then the
+      // route's BF16 wgmma GEMM with C = fp32(acc * alpha).
+      SmallVector<Value> decoded;
+      for (auto [type, parts] :
+           {std::pair(lhs, adaptor.getLhs()), std::pair(rhs, adaptor.getRhs())}) {
+        Value scratch = allocDevice(
+            rewriter, loc,
+            MemRefType::get({product(type.getShape())},
+                            rewriter.getBF16Type()),
+            /*zeroFill=*/false);
+        gpu::GPUFuncOp decode =
+            buildMXDequantizeKernel(module, type, rewriter.getBF16Type());
+        launchKernel(rewriter, loc, decode,
+                     product(type.getShape()) / kMXBlock, kThreadsPerBlock,
+                     {flatten(rewriter, loc, parts[0]),
+                      flatten(rewriter, loc, parts[1]), scratch});
+        decoded.push_back(scratch);
+      }
+      launchBF16Gemm(rewriter, loc, module, *plan, lhs.getCols(), decoded[0],
+                     decoded[1], alpha, result,
+                     mxMatmulName(lhs, rhs, resultType.getElementType()));
+    } else {
+      gpu::GPUFuncOp kernel =
+          buildMXScaledMatmulKernel(module, lhs, rhs, resultType);
+      launchKernel(rewriter, loc, kernel, resultType.getNumElements(),
+                   kThreadsPerBlock,
+                   {flatten(rewriter, loc, adaptor.getLhs()[0]),
+                    flatten(rewriter, loc, adaptor.getLhs()[1]),
+                    flatten(rewriter, loc, adaptor.getRhs()[0]),
+                    flatten(rewriter, loc, adaptor.getRhs()[1]), alpha,
+                    flatten(rewriter, loc, result)});
+    }
     Value tensor = bufferization::ToTensorOp::create(
         rewriter, loc, resultType, result, /*restrict=*/true,
         /*writable=*/true);
@@ -463,8 +543,24 @@ struct MXScaledMatmulToGPU : OpConversionPattern<ScaledMatmulOp> {
 
 } // namespace
 
+FailureOr<MXGemmKernel> mlir::nvfp4::parseMXGemmKernel(StringRef text,
+                                                       std::string &message) {
+  if (text.empty())
+    return MXGemmKernel::Auto;
+  if (text == "simt")
+    return MXGemmKernel::Simt;
+  if (text == "tensor-core")
+    return MXGemmKernel::TensorCore;
+  message = ("mx-gemm '" + text + "': expected simt or tensor-core").str();
+  return failure();
+}
+
 void mlir::nvfp4::populateMXToGPUPatterns(const TypeConverter &converter,
-                                          RewritePatternSet &patterns) {
-  patterns.add<MXQuantizeToGPU, MXDequantizeToGPU, MXScaledMatmulToGPU>(
-      converter, patterns.getContext());
+                                          RewritePatternSet &patterns,
+                                          const ::nvfp4::target::ChipInfo &chip,
+                                          MXGemmKernel gemmKernel) {
+  patterns.add<MXQuantizeToGPU, MXDequantizeToGPU>(converter,
+                                                   patterns.getContext());
+  patterns.add<MXScaledMatmulToGPU>(converter, patterns.getContext(), chip,
+                                    gemmKernel);
 }

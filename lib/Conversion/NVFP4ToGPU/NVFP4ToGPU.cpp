@@ -285,7 +285,12 @@ struct ConvertNVFP4ToGPUPass
       return signalPassFailure();
     }
     populateQuantizeToGPUPatterns(converter, patterns, *chipInfo, *quantize);
-    populateMXToGPUPatterns(converter, patterns);
+    FailureOr<MXGemmKernel> mxGemmKernel = parseMXGemmKernel(mxGemm, message);
+    if (failed(mxGemmKernel)) {
+      module.emitError() << message;
+      return signalPassFailure();
+    }
+    populateMXToGPUPatterns(converter, patterns, *chipInfo, *mxGemmKernel);
     if (failed(populateMatmulToGPUPatterns(converter, patterns, *chipInfo,
                                            gemmSchedule, message))) {
       module.emitError() << message;

@@ -56,12 +56,31 @@ void populateQuantizeToGPUPatterns(const TypeConverter &converter,
                                    const ::nvfp4::target::ChipInfo &chip,
                                    const QuantizeSchedule &schedule = {});
 
-/// Patterns that replace nvfp4.quantize and nvfp4.dequantize of the MX
-/// formats (MXFP8 E4M3/E5M2, MXFP4) by kernel launches; the same kernels on
-/// every chip (docs/Numerics.md section 11). They take precedence over
-/// populateQuantizeToGPUPatterns' NVFP4 kernels for MX types.
+/// Which kernel an MX nvfp4.scaled_matmul gets (convert-nvfp4-to-gpu's
+/// mx-gemm option): the rule's choice, the portable SIMT kernel, or the
+/// chip's tensor-core GEMM (sm_90a: both operands decoded into exact BF16,
+/// then the route's wgmma kernel; docs/Numerics.md section 11.7).
+enum class MXGemmKernel { Auto, Simt, TensorCore };
+
+/// Parses the mx-gemm option: "" (Auto), "simt" or "tensor-core"; anything
+/// else fails with `message`.
+FailureOr<MXGemmKernel> parseMXGemmKernel(StringRef text, std::string &message);
+
+/// Batch x M x N x K multiply-adds from which the rule (MXGemmKernel::Auto)
+/// takes the tensor-core MX GEMM where the chip has one: below, the SIMT
+/// kernel's single launch costs less than the decode kernels, the scratch
+/// and a persistent GEMM.
+constexpr int64_t kMXTensorCoreMinMultiplyAdds = int64_t(1) << 22;
+
+/// Patterns that replace nvfp4.quantize, nvfp4.dequantize and
+/// nvfp4.scaled_matmul of the MX formats (MXFP8 E4M3/E5M2, MXFP4) by kernel
+/// launches; quantize and dequantize are the same kernels on every chip,
+/// the GEMM is chosen by `gemmKernel` (docs/Numerics.md section 11). They
+/// take precedence over the NVFP4 patterns for MX types.
 void populateMXToGPUPatterns(const TypeConverter &converter,
-                             RewritePatternSet &patterns);
+                             RewritePatternSet &patterns,
+                             const ::nvfp4::target::ChipInfo &chip,
+                             MXGemmKernel gemmKernel = MXGemmKernel::Auto);
 
 /// Patterns that replace nvfp4.scaled_matmul and
 /// nvfp4.scaled_matmul_quantize by a launch of `chip`'s tensor-core GEMM
