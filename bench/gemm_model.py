@@ -1,6 +1,9 @@
 #!/usr/bin/env python3
 """Static model of the Blackwell NVFP4 GEMM schedules (issue 17).
 
+(sm_100a/sm_103a below; --sm120 models the sm_120a mma.sync schedules, see
+the section further down.)
+
 No Blackwell GPU is available, so the choice of default schedule is argued
 from instruction shapes and published peaks instead of measurements. Per
 schedule and shape the model estimates, per SM and per 256-code K step,
@@ -157,8 +160,182 @@ def check_rule():
           f"shapes; {close} of the others are within 1%")
 
 
+# --- sm_120a (RTX 50 / RTX PRO Blackwell): mma.sync block_scale ------------
+#
+# Published (NVIDIA's RTX Blackwell product figures): RTX 5090 170 SMs, 2.407
+# GHz boost, 1,792 GB/s GDDR7, 96 MB L2, 3,352 "AI TOPS" = FP4 with 2:4
+# sparsity, so 1,676 TFLOP/s dense; RTX PRO 6000 Blackwell 188 SMs, 4,000
+# AI TOPS (2,000 dense), 125 TFLOP/s FP32 (24,064 cores: 2.6 GHz), 1,792
+# GB/s, 128 MB L2. Both are 4,096 dense FP4 FLOP per SM and clock: one
+# m16n8k64 MMA (16,384 FLOP) per 16 clocks on each of an SM's 4 tensor
+# cores. Assumed: L2 -> SM bandwidth 2.5x DRAM (as above), shared memory
+# 128 B (one wavefront) per clock, one instruction issued per clock per
+# scheduler, and the latency of a TMA copy from issue to "full" under load.
+SM120_CHIPS = {
+    "RTX 5090": dict(sms=170, clock=2.407e9, dram=1.792e12),
+    "RTX PRO 6000": dict(sms=188, clock=2.6e9, dram=1.792e12),
+}
+SM120_FLOP_PER_CLK = 4096
+SM120_L2_OVER_DRAM = 2.5
+SM120_TMA_LATENCY = 1.0e-6  # seconds (assumed; --tma-latency-ns)
+
+
+class MmaSyncSchedule:
+    """One schedule of MmaBlockScaleMatmul.cpp: a 128 x 128 tile, 8
+    consumer warps (4 x 2 of 32 x 64: ldmatrix; the kernel before was 2 x 4
+    of 64 x 32 with 32-bit loads), K = tile_k per stage."""
+
+    def __init__(self, name, tile_k, stages, ldmatrix, tma_store):
+        self.name, self.tile_k, self.stages = name, tile_k, stages
+        self.ldmatrix, self.tma_store = ldmatrix, tma_store
+
+
+SM120_SCHEDULES = [
+    MmaSyncSchedule("128x128x256_s2 (before: 32-bit loads, direct stores)",
+                    256, 2, ldmatrix=False, tma_store=False),
+    MmaSyncSchedule("128x128x256_s2 (ldmatrix, direct stores)", 256, 2,
+                    ldmatrix=True, tma_store=False),
+    MmaSyncSchedule("128x128x128_s4 (ldmatrix, direct stores)", 128, 4,
+                    ldmatrix=True, tma_store=False),
+    MmaSyncSchedule("128x128x128_s4_ts (ldmatrix, stmatrix + TMA store; "
+                    "CUTLASS 79a)", 128, 4, ldmatrix=True, tma_store=True),
+]
+
+
+def estimate_sm120(chip, s, m, n, k, out_bytes=2, swizzled=True,
+                   latency=None):
+    latency = SM120_TMA_LATENCY if latency is None else latency
+    clock, sms = chip["clock"], chip["sms"]
+    tile = 128
+    steps_k64 = s.tile_k // 64
+    t_mma = 2 * tile * tile * s.tile_k / (SM120_FLOP_PER_CLK * clock)
+    # TMA bytes per stage: codes and scales, each byte once (linear scales
+    # at K = 128 arrive in a 16-byte box once per pair of stages,
+    # GemmPlan::pairsScaleSteps: the TMA's inner extent is at least 16
+    # bytes).
+    codes = 2 * tile * s.tile_k // 2
+    scales = 2 * tile * (s.tile_k // 16)
+    fill = codes + scales
+    t_tma = fill / (SM120_L2_OVER_DRAM * chip["dram"] / sms)
+    # Shared-memory wavefronts (128 B each) per stage: the TMA's writes,
+    # each warp's code loads (its A and B rows: the same bytes for
+    # ldmatrix.x4, 4 wavefronts, as for 32-bit loads, 1 each), and the
+    # scale loads (at least one wavefront per instruction).
+    if s.ldmatrix:  # 4 x 2 warps: 2 A fragments, 4 B pairs per K = 64
+        code_wavefronts = steps_k64 * (2 + 4) * 4
+        code_instrs = steps_k64 * (2 + 4)
+        # Scale words: one 32-bit load per row and K = 64 from 128x4
+        # atoms; one vector load per row of a stage's (or a pair's: K =
+        # 128) contiguous linear bytes.
+        scale_instrs = (2 + 8) * (steps_k64 if swizzled else
+                                  (0.5 if s.tile_k == 128 else 1))
+    else:  # 2 x 4 warps: 4 A fragments x 4 words, 4 B x 2 words
+        code_wavefronts = code_instrs = steps_k64 * (4 * 4 + 4 * 2)
+        scale_instrs = steps_k64 * (4 + 4)
+    wavefronts = fill / 128 + 8 * (code_wavefronts + scale_instrs)
+    t_smem = wavefronts / clock
+    # Issue slots per scheduler (2 consumer warps each): MMAs and loads.
+    issue = 2 * (steps_k64 * 16 + code_instrs + scale_instrs)
+    t_issue = issue / clock
+    t_step = max(t_mma, t_tma, t_smem, t_issue)
+    # A stage's copy is issued when the stage is released and must land
+    # within the stages - 1 steps the consumers still have.
+    stall = max(0.0, latency - (s.stages - 1) * t_step)
+    k_steps = k // s.tile_k
+    t_main = k_steps * (t_step + stall)
+    # The epilogue, exposed once per tile (one CTA per SM, no overlap):
+    # C at the SM's L2 share, where the direct stores of BF16 pairs move
+    # 16 of each 32-byte sector per request (FP32 pairs fill them) and the
+    # TMA store writes whole 128-byte rows.
+    c = tile * tile * out_bytes
+    pieces = 16 if (out_bytes == 2 and not s.tma_store) else 32
+    t_epi = c / pieces * 32 / (SM120_L2_OVER_DRAM * chip["dram"] / sms)
+    tiles = math.ceil(m / tile) * math.ceil(n / tile)
+    waves = math.ceil(tiles / sms)
+    t = waves * (t_main + t_epi)
+    dram = (m * k + n * k) / 2 * (1 + 1 / 16) + m * n * out_bytes
+    t = max(t, dram / chip["dram"])
+    peak = SM120_FLOP_PER_CLK * clock * sms
+    bound = max(("tensor", t_mma), ("tma", t_tma), ("smem", t_smem),
+                ("issue", t_issue), key=lambda x: x[1])[0]
+    return dict(tflops=2 * m * n * k / t / 1e12, frac=2 * m * n * k / t / peak,
+                bound=bound, t_mma=t_mma, t_tma=t_tma, t_smem=t_smem,
+                t_issue=t_issue, stall=stall, t_epi=t_epi, t_main=t_main,
+                hidden=(s.stages - 1) * t_step)
+
+
+def sm120_rule(m, n, k):
+    """chooseMmaBlockScaleSchedule (MmaBlockScaleMatmul.cpp)."""
+    return 3 if n % 8 == 0 else 2
+
+
+def check_sm120_rule():
+    """The rule's schedule against the model's best over a grid, both
+    chips, BF16 and FP32 C, swizzled and linear scales."""
+    agree = close = total = 0
+    worst = (0.0, None)
+    for chip in SM120_CHIPS.values():
+        for m in [16, 128, 256, 512, 1024, 2048, 4096, 8192, 16384]:
+            for n in [256, 1000, 2048, 4096, 8192, 14336]:
+                for k in [256, 512, 1024, 2048, 4096, 8192]:
+                    for out_bytes in (2, 4):
+                        for swizzled in (True, False):
+                            r = [estimate_sm120(chip, s, m, n, k, out_bytes,
+                                                swizzled)["tflops"]
+                                 if (s.tma_store is False or n % 8 == 0)
+                                 else 0.0 for s in SM120_SCHEDULES]
+                            best = max(r)
+                            got = r[sm120_rule(m, n, k)]
+                            total += 1
+                            if got >= best:
+                                agree += 1
+                            elif got >= 0.99 * best:
+                                close += 1
+                            if best / got - 1 > worst[0]:
+                                worst = (best / got - 1, (m, n, k, out_bytes,
+                                                          swizzled))
+    print(f"L2 {SM120_L2_OVER_DRAM}x DRAM, TMA latency "
+          f"{SM120_TMA_LATENCY * 1e9:.0f} ns: "
+          f"the sm_120a rule is the model's best on {agree} of {total} "
+          f"shapes; {close} of the others are within 1%"
+          + (f"; worst {worst[0]:.1%} at MxNxK, C bytes, 128x4 = "
+             f"{worst[1]}" if worst[1] else ""))
+
+
+def print_sm120(shapes, markdown, latency):
+    for chip_name, chip in SM120_CHIPS.items():
+        peak = SM120_FLOP_PER_CLK * chip["clock"] * chip["sms"]
+        print(f"\nsm_120a ({chip_name}: {peak / 1e12:.0f} TFLOP/s dense FP4, "
+              f"{chip['sms']} SMs; TMA latency {latency * 1e9:.0f} ns "
+              f"assumed)")
+        if markdown:
+            print("\n| shape | schedule | scales | TFLOP/s | of peak | step "
+                  "bound | MMA / TMA / smem / issue per stage (ns) | latency "
+                  "hidden (ns) | epilogue per tile (ns) |")
+            print("|---|---|---|---|---|---|---|---|---|")
+        for m, n, k in shapes:
+            for swizzled in (True, False):
+                for s in SM120_SCHEDULES:
+                    r = estimate_sm120(chip, s, m, n, k, 2, swizzled, latency)
+                    row = (f"{m}x{n}x{k}", s.name,
+                           "128x4" if swizzled else "linear",
+                           f"{r['tflops']:.0f}", f"{r['frac']:.0%}",
+                           r["bound"],
+                           f"{r['t_mma'] * 1e9:.0f} / {r['t_tma'] * 1e9:.0f}"
+                           f" / {r['t_smem'] * 1e9:.0f} / "
+                           f"{r['t_issue'] * 1e9:.0f}",
+                           f"{r['hidden'] * 1e9:.0f}",
+                           f"{r['t_epi'] * 1e9:.0f}")
+                    if markdown:
+                        print("| " + " | ".join(row) + " |")
+                    else:
+                        print("  ".join(f"{x:<60}" if i == 1 else f"{x:<14}"
+                                        for i, x in enumerate(row)))
+
+
 def main():
     global SMEM_BYTES_PER_CLK, MMA_READS_FREE
+    global SM120_L2_OVER_DRAM, SM120_TMA_LATENCY
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--shape", action="append",
                     help="MxNxK (repeatable); default: a decode, an FFN and "
@@ -173,9 +350,27 @@ def main():
     ap.add_argument("--check-rule", action="store_true",
                     help="compare the compiler's CTA-pair rule with the "
                          "model over a grid of shapes")
+    ap.add_argument("--sm120", action="store_true",
+                    help="the sm_120a mma.sync schedules instead")
+    ap.add_argument("--tma-latency-ns", type=float,
+                    default=SM120_TMA_LATENCY * 1e9,
+                    help="sm_120a: assumed TMA copy latency under load")
+    ap.add_argument("--l2-over-dram", type=float, default=SM120_L2_OVER_DRAM,
+                    help="sm_120a: assumed L2 -> SM bandwidth over DRAM's")
     args = ap.parse_args()
+    SM120_L2_OVER_DRAM = args.l2_over_dram
+    SM120_TMA_LATENCY = args.tma_latency_ns * 1e-9
+    if args.check_rule and args.sm120:
+        check_sm120_rule()
+        return
     if args.check_rule:
         check_rule()
+        return
+    if args.sm120:
+        shapes = [tuple(int(x) for x in sh.split("x")) for sh in args.shape] \
+            if args.shape else [(128, 4096, 4096), (2048, 4352, 1536),
+                                (8192, 8192, 8192)]
+        print_sm120(shapes, args.markdown, args.tma_latency_ns * 1e-9)
         return
     SMEM_BYTES_PER_CLK = args.smem_bytes_per_clk
     MMA_READS_FREE = args.mma_reads_free

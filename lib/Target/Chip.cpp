@@ -54,8 +54,9 @@ constexpr std::array<ChipInfo, 4> kChips = {{
            Instruction::MmaSyncBlockScale, Instruction::Tma,
            Instruction::MmaSyncBF16}),
      MmaScaleSource::Registers,
-     // 2 stages of 44 KiB: 99 KiB of shared memory per block.
-     /*gemmTile=*/{128, 128, 256, 2, 1, 288}, 99 * 1024,
+     // 99 KiB of shared memory per block: 4 stages of K = 128 (18-20 KiB
+     // each), CUTLASS's sm_120a tile (docs/Blackwell.md section 7).
+     /*gemmTile=*/{128, 128, 128, 4, 1, 288}, 99 * 1024,
      "Blackwell RTX 50 / RTX PRO"},
 }};
 } // namespace

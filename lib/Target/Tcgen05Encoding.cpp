@@ -893,3 +893,54 @@ nvfp4::target::getMmaSyncScaleBColForLane(uint32_t Lane,
     return std::nullopt;
   return Lane / 4;
 }
+
+Expected<uint32_t> nvfp4::target::getSwizzledTileOffset(uint32_t Row,
+                                                        uint32_t ByteInRow,
+                                                        uint32_t RowBytes) {
+  if (RowBytes != 64 && RowBytes != 128)
+    return Status::error("swizzled tile: rows of " + std::to_string(RowBytes) +
+                         " bytes (the 64- and 128-byte swizzles only)");
+  if (ByteInRow >= RowBytes)
+    return Status::error("swizzled tile: byte " + std::to_string(ByteInRow) +
+                         " is past the row");
+  uint32_t Address = Row * RowBytes + ByteInRow;
+  // Bits 7-9 (128B) or 7-8 (64B) of the address select the XOR pattern.
+  uint32_t Pattern = (Address >> 7) & (RowBytes == 128 ? 7 : 3);
+  return Address ^ (Pattern << 4);
+}
+
+Expected<LdmatrixRowAddress>
+nvfp4::target::getMmaSyncLdmatrixAddressA(uint32_t Lane) {
+  if (Lane >= 32)
+    return Status::error("ldmatrix: lane " + std::to_string(Lane));
+  uint32_t Matrix = Lane / 8;
+  return LdmatrixRowAddress{Lane % 8 + 8 * (Matrix % 2), Matrix / 2};
+}
+
+Expected<LdmatrixRowAddress>
+nvfp4::target::getMmaSyncLdmatrixAddressB(uint32_t Lane) {
+  if (Lane >= 32)
+    return Status::error("ldmatrix: lane " + std::to_string(Lane));
+  uint32_t Matrix = Lane / 8;
+  return LdmatrixRowAddress{Lane % 8 + 8 * (Matrix / 2), Matrix % 2};
+}
+
+Expected<MmaSyncFragmentBytes>
+nvfp4::target::getMmaSyncFragmentBytesA(uint32_t Lane, uint32_t Reg) {
+  if (Lane >= 32 || Reg >= 4)
+    return Status::error("mma.m16n8k64 A fragment: lane " +
+                         std::to_string(Lane) + ", register " +
+                         std::to_string(Reg));
+  uint32_t G = Lane / 4, T = Lane % 4;
+  return MmaSyncFragmentBytes{G + 8 * (Reg % 2), 16 * (Reg / 2) + 4 * T};
+}
+
+Expected<MmaSyncFragmentBytes>
+nvfp4::target::getMmaSyncFragmentBytesB(uint32_t Lane, uint32_t Reg) {
+  if (Lane >= 32 || Reg >= 2)
+    return Status::error("mma.m16n8k64 B fragment: lane " +
+                         std::to_string(Lane) + ", register " +
+                         std::to_string(Reg));
+  uint32_t G = Lane / 4, T = Lane % 4;
+  return MmaSyncFragmentBytes{G, 16 * Reg + 4 * T};
+}

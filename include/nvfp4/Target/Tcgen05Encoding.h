@@ -484,6 +484,52 @@ getMmaSyncScaleARowForLane(uint32_t Lane, MmaSyncScaleSelector Selector);
 std::optional<uint32_t>
 getMmaSyncScaleBColForLane(uint32_t Lane, MmaSyncScaleSelector Selector);
 
+/// Byte offset of byte `ByteInRow` of row `Row` in a K-major tile of
+/// `RowBytes`-byte rows (64 or 128) written by TMA with the swizzle of the
+/// same span (CU_TENSOR_MAP_SWIZZLE_64B / _128B), the tile starting on a
+/// 1024-byte boundary: the swizzle XORs address bits 7-9 (128B) or 7-8 (64B)
+/// into the 16-byte chunk bits 4-6 / 4-5. So chunk c of row r lands at
+/// chunk c ^ (r % 8) (128B) or c ^ ((r / 2) % 4) (64B). CuTe calls these
+/// Swizzle<3,4,3> and Swizzle<2,4,3> (CUTLASS's sm_120a kernel stores its
+/// 128x128x128 code tiles in the latter).
+Expected<uint32_t> getSwizzledTileOffset(uint32_t Row, uint32_t ByteInRow,
+                                         uint32_t RowBytes);
+
+/// The row address one lane gives ldmatrix.sync.aligned.m8n8.x4.shared.b16
+/// when the four 8x8 matrices it loads are one mma.sync.m16n8k64 e2m1
+/// operand: row `Row` of the block (A: 0-15 of the m16 block; B: 0-15 of
+/// two adjacent n8 blocks, columns of B) and half `Half` (0 or 1) of the
+/// MMA's 32 code bytes of that row (16 bytes = one 8 x b16 matrix row).
+struct LdmatrixRowAddress {
+  uint32_t Row = 0;
+  uint32_t Half = 0;
+};
+
+/// A (m16 x k64): lane l addresses matrix l / 8, row l % 8; matrix j is
+/// (rows 8 (j % 2).., half j / 2), so ldmatrix's result register j is the
+/// MMA's a_j (PTX ISA 9.7.14.5, "Matrix fragments for mma.m16n8k64": a0 row
+/// g, a1 row g + 8, a2 and a3 the same rows 16 bytes on). CUTLASS's
+/// SM75_U32x4_LDSM_N for SM120_16x8x64_TN_VS gives the same rows (test
+/// MmaSyncLayout.LdmatrixAddressesMatchCutlass79a).
+Expected<LdmatrixRowAddress> getMmaSyncLdmatrixAddressA(uint32_t Lane);
+
+/// B (two n8 x k64 blocks): matrix j is (columns 8 (j / 2).., half j % 2):
+/// result registers 0-1 are b0-b1 of the first n8 block, 2-3 of the second.
+Expected<LdmatrixRowAddress> getMmaSyncLdmatrixAddressB(uint32_t Lane);
+
+/// What the MMA expects in fragment register `Reg` of lane `Lane` (PTX ISA
+/// 9.7.14.5, .e2m1 laid out as .u4: 8 codes = 4 bytes per register): the
+/// row of the operand block and the first of the 4 bytes in the row's 32.
+/// A: Reg 0-3, rows 0-15; B: Reg 0-1 of one n8 block, rows 0-7 (columns).
+struct MmaSyncFragmentBytes {
+  uint32_t Row = 0;
+  uint32_t Byte = 0;
+};
+Expected<MmaSyncFragmentBytes> getMmaSyncFragmentBytesA(uint32_t Lane,
+                                                        uint32_t Reg);
+Expected<MmaSyncFragmentBytes> getMmaSyncFragmentBytesB(uint32_t Lane,
+                                                        uint32_t Reg);
+
 } // namespace nvfp4::target
 
 #endif // NVFP4_TARGET_TCGEN05ENCODING_H

@@ -541,7 +541,7 @@ struct DecodeWgmmaKernel {
       // Through this warp's staging buffers and TMA stores: the loads and
       // decodes of the next tile run meanwhile, bounded by the stages.
       e.storeMmaFragmentByTensorCopy(
-          row0, values, scale,
+          row0, e.c32(0), values, scale,
           stagingBuffers(e.add(e.mul(consumer, e.c32(4)), warpInGroup)));
     } else {
       e.storeMmaFragment(row0, e.c32(0), values, scale);

@@ -27,7 +27,8 @@ using namespace mlir::nvfp4::kernels;
 
 namespace {
 constexpr unsigned kGeneric = 0, kGlobal = 1, kShared = 3, kSharedCluster = 7;
-/// A row of a K step holds 16 linear scale bytes (one per 16-block).
+/// A row of a 256-wide K step holds 16 linear scale bytes (one per
+/// 16-block): the tcgen05 paths, which take only that step.
 constexpr int64_t kScaleBytesPerRow = kGemmTileK / 16;
 } // namespace
 
@@ -68,9 +69,12 @@ GemmSchedule kernels::chooseGemmSchedule(
   GemmSchedule schedule;
   schedule.tileM = chip.gemmTile.m;
   schedule.tileN = chip.gemmTile.n;
+  schedule.tileK = chip.gemmTile.k;
   schedule.stages = chip.gemmTile.stages;
   if (chip.has(::nvfp4::target::Instruction::Tcgen05BlockScaleMma))
     return chooseTcgen05Schedule(chip, lhs, rhs, schedule);
+  if (chip.has(::nvfp4::target::Instruction::MmaSyncBlockScale))
+    return chooseMmaBlockScaleSchedule(chip, lhs, rhs, schedule);
   if (chip.scaleSource != ::nvfp4::target::MmaScaleSource::Emulated ||
       !chip.multiprocessors)
     return schedule;
@@ -154,7 +158,7 @@ std::string GemmSchedule::name() const {
            (skinnyChunks ? "_u" + std::to_string(skinnyChunks) : "") +
            (skinnyStageA ? "_a" : "");
   std::string text = std::to_string(tileM) + "x" + std::to_string(tileN) +
-                     "x" + std::to_string(kGemmTileK) + "_s" +
+                     "x" + std::to_string(tileK) + "_s" +
                      std::to_string(stages);
   if (decodedStages)
     text += "_d" + std::to_string(decodedStages) + "w" +
@@ -206,12 +210,14 @@ FailureOr<GemmSchedule> kernels::parseGemmSchedule(StringRef text,
       return fail("unexpected '" + rest + "'");
     return schedule;
   }
-  int64_t k = kGemmTileK;
   if (!number(rest, schedule.tileM) || !rest.consume_front("x") ||
       !number(rest, schedule.tileN))
     return fail("no tile MxN");
-  if (rest.consume_front("x") && (!number(rest, k) || k != kGemmTileK))
-    return fail("the K step is " + Twine(kGemmTileK));
+  if (rest.consume_front("x") &&
+      (!number(rest, schedule.tileK) ||
+       (schedule.tileK != kGemmTileK && schedule.tileK != kGemmTileKHalf)))
+    return fail("the K step is " + Twine(kGemmTileK) + " or " +
+                Twine(kGemmTileKHalf));
   // _s0: no FP4 ring (the route, _dNw0).
   if (!rest.consume_front("_s") || !number(rest, schedule.stages, 0))
     return fail("no stage count _sN");
@@ -286,8 +292,8 @@ GemmPlan kernels::makeGemmPlan(const ::nvfp4::target::ChipInfo &chip,
     if (&op == &plan.b && schedule.ctaGroup > 1)
       op.codeTileRows = tileRows / schedule.ctaGroup;
     op.codesOffset = offset;
-    offset +=
-        llvm::alignTo(op.codeTileRows * kCodesRowBytes, kSwizzleRepeatBytes);
+    offset = llvm::alignTo(offset + op.codeTileRows * plan.codesRowBytes(),
+                           kSwizzleRepeatBytes);
   };
   place(plan.a, lhs, plan.m, plan.tileM);
   place(plan.b, rhs, plan.n, plan.tileN);
@@ -295,10 +301,10 @@ GemmPlan kernels::makeGemmPlan(const ::nvfp4::target::ChipInfo &chip,
     op->scalesOffset = offset;
     if (op->type.getLayout() == ScaleLayout::Swizzled128x4 ||
         plan.scaleStaging == GemmScaleStaging::Atoms128x4)
-      // tileRows / 128 row atoms x 4 column atoms of 512 bytes.
-      op->scaleTileBytes = op->tileRows / 128 * 4 * 512;
+      // tileRows / 128 row atoms x 4 (or 2) column atoms of 512 bytes.
+      op->scaleTileBytes = op->tileRows / 128 * plan.scaleAtomsPerStep() * 512;
     else
-      op->scaleTileBytes = op->scaleTileRows() * kScaleBytesPerRow;
+      op->scaleTileBytes = op->scaleTileRows() * kStageScaleRowBytes;
     offset += llvm::alignTo(op->scaleTileBytes, 128);
   }
   // Every stage starts on a swizzle-pattern boundary; the barrier area
@@ -324,17 +330,21 @@ Type kernels::gemmTensorMapType(const GemmPlan &plan, const GemmOperand &op,
   int64_t rows = &op == &plan.b ? op.tileRows / plan.clusterM : op.tileRows;
   SmallVector<int64_t> box = {1, scales ? op.scaleTileRows() : rows,
                               decoded  ? kDecodedK
-                              : scales ? kScaleBytesPerRow
-                                       : kCodesRowBytes};
+                              : scales ? kStageScaleRowBytes
+                                       : plan.codesRowBytes()};
   Type element = decoded ? (plan.operandElement ? plan.operandElement
                                                 : Type(Float16Type::get(ctx)))
                          : Type(IntegerType::get(ctx, 8));
   auto tile = MemRefType::get(box, element, MemRefLayoutAttrInterface(),
                               IntegerAttr::get(IntegerType::get(ctx, 64), 3));
+  // Code rows of 64 bytes (tileK = 128) take the 64-byte swizzle, whose
+  // span is the row (GemmPipelineEmitter::codesOffset).
   return nvgpu::TensorMapDescriptorType::get(
       ctx, tile,
       scales ? nvgpu::TensorMapSwizzleKind::SWIZZLE_NONE
-             : nvgpu::TensorMapSwizzleKind::SWIZZLE_128B,
+      : plan.codesRowBytes() == 64 && !decoded
+          ? nvgpu::TensorMapSwizzleKind::SWIZZLE_64B
+          : nvgpu::TensorMapSwizzleKind::SWIZZLE_128B,
       nvgpu::TensorMapL2PromoKind::L2PROMO_256B,
       nvgpu::TensorMapOOBKind::OOB_ZERO,
       nvgpu::TensorMapInterleaveKind::INTERLEAVE_NONE);
@@ -703,14 +713,16 @@ Value GemmPipelineEmitter::validRows(const GemmOperand &op, Value tileRow0) {
   return arith::MinUIOp::create(b, loc, left, c32(op.tileRows));
 }
 
-int64_t GemmPipelineEmitter::txBytes(const GemmOperand &op) {
+int64_t GemmPipelineEmitter::txBytes(const GemmOperand &op, bool oddStep) {
   // A tensor copy delivers its whole box, rows past the edge as zeros, so
   // the count does not depend on the tile's position.
-  int64_t codes = op.codeTileRows * kCodesRowBytes;
+  int64_t codes = op.codeTileRows * plan.codesRowBytes();
   if (op.type.getLayout() == ScaleLayout::Swizzled128x4)
     return codes + op.scaleTileBytes;
   if (plan.scalesByTensorMap(op))
-    return codes + op.scaleTileRows() * kScaleBytesPerRow;
+    return codes + (plan.pairsScaleSteps() && oddStep
+                        ? 0
+                        : op.scaleTileRows() * kStageScaleRowBytes);
   return codes; // re-laid by the producer lanes, not copied
 }
 
@@ -748,16 +760,28 @@ void GemmPipelineEmitter::copyOperand(const GemmOperand &op, Value codes,
   auto copy = [&](Value map, int64_t offset, ValueRange coordinates) {
     tensorCopy(map, offsetPtr(stageBase, offset), coordinates, barrier);
   };
-  // Codes: the box [1, tileRows, 128 bytes] at (batch, tile row, K step);
-  // coordinates innermost first.
+  // Codes: the box [1, tileRows, 128 (or 64) bytes] at (batch, tile row,
+  // K step); coordinates innermost first.
   copy(codes, op.codesOffset,
-       {mul(kStep, c32(kCodesRowBytes)), tileRow0, batch});
+       {mul(kStep, c32(plan.codesRowBytes())), tileRow0, batch});
   if (plan.scalesByTensorMap(op)) {
-    // Linear scales: the box [1, scale rows of the tile, 16 bytes].
+    // Linear scales: the box [1, scale rows of the tile, 16 bytes] from
+    // the step's first scale byte; with paired steps only on even steps,
+    // its second 8 bytes being the odd step's.
     Value scaleRow0 =
         op.type.getBlockRows() == 16 ? lshr(tileRow0, 4) : tileRow0;
-    copy(scales, op.scalesOffset,
-         {mul(kStep, c32(kScaleBytesPerRow)), scaleRow0, batch});
+    auto copyScales = [&] {
+      copy(scales, op.scalesOffset,
+           {mul(kStep, c32(plan.scaleStepBytes())), scaleRow0, batch});
+    };
+    if (plan.pairsScaleSteps()) {
+      auto ifEven = scf::IfOp::create(b, loc, eq(andi(kStep, 1), 0), false);
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(ifEven.thenBlock());
+      copyScales();
+    } else {
+      copyScales();
+    }
   }
   if (op.type.getLayout() == ScaleLayout::Swizzled128x4)
     copyScaleAtoms(op, scales, batch, tileRow0, kStep, stageBase, barrier);
@@ -768,14 +792,15 @@ void GemmPipelineEmitter::copyScaleAtoms(const GemmOperand &op, Value scales,
                                          Value kStep, Value stageBase,
                                          Value barrier) {
   {
-    // The tile's rows are whole 128-row atoms and a K step is 4 atoms of
-    // 4 column blocks: tileRows / 128 contiguous runs of 2 KiB (the
-    // layout pads rows to 128). An atom row past the matrix (the second
+    // The tile's rows are whole 128-row atoms and a K step is 4 (or 2)
+    // atoms of 4 column blocks: tileRows / 128 contiguous runs of 2 (or 1)
+    // KiB (the layout pads rows to 128). An atom row past the matrix (the second
     // CTA of a last cluster, the second half of a 256-row tile) reads the
     // last one instead, so no copy reads past the buffer; its scales feed
     // only outputs the epilogue does not store.
     int64_t paddedRows = llvm::alignTo(op.rows, 128);
     int64_t atomsPerRow = llvm::alignTo(plan.k / 16, 4) / 4;
+    int64_t runBytes = plan.scaleAtomsPerStep() * 512;
     for (int64_t a = 0; a < op.tileRows / 128; ++a) {
       Value atomRow = arith::MinUIOp::create(
           b, loc, add(lshr(tileRow0, 7), c32(a)), c32(paddedRows / 128 - 1));
@@ -783,12 +808,12 @@ void GemmPipelineEmitter::copyScaleAtoms(const GemmOperand &op, Value scales,
       Value src = LLVM::GEPOp::create(
           b, loc, scales.getType(), b.getI8Type(), scales,
           ValueRange{offset64(b, loc, rowInBatch, atomsPerRow * 512,
-                              mul(kStep, c32(4 * 512)))});
+                              mul(kStep, c32(runBytes)))});
       NVVM::CpAsyncBulkGlobalToSharedClusterOp::create(
           b, loc,
           clusterPtr(b, loc,
-                     offsetPtr(stageBase, op.scalesOffset + a * 4 * 512)),
-          src, barrier, c32(4 * 512), Value(), Value());
+                     offsetPtr(stageBase, op.scalesOffset + a * runBytes)),
+          src, barrier, c32(runBytes), Value(), Value());
     }
   }
 }
@@ -809,9 +834,14 @@ void GemmPipelineEmitter::issueStepCopies(Value stage, Value kStep,
   // Announce the bytes this phase will receive and arrive; the phase
   // completes when they have all landed.
   Value barrier = fullBarrier(stage);
+  Value tx = c32(txBytes(plan.a) + txBytes(plan.b));
+  if (plan.pairsScaleSteps())
+    tx = arith::SelectOp::create(
+        b, loc, eq(andi(kStep, 1), 0), tx,
+        c32(txBytes(plan.a, /*oddStep=*/true) +
+            txBytes(plan.b, /*oddStep=*/true)));
   NVVM::MBarrierArriveExpectTxOp::create(
-      b, loc, Type(), barrier, c32(txBytes(plan.a) + txBytes(plan.b)),
-      NVVM::MemScopeKind::CTA, false, Value());
+      b, loc, Type(), barrier, tx, NVVM::MemScopeKind::CTA, false, Value());
   Value stageBase = stagePtr(stage);
   copyOperand(plan.a, codesA, scalesA, batch, tileRowA, kStep, stageBase,
               barrier);
@@ -1081,12 +1111,16 @@ void GemmPipelineEmitter::stageScalesAsAtoms(const GemmOperand &op,
 
 Value GemmPipelineEmitter::codesOffset(const GemmOperand &op, Value tileRow,
                                        Value byteInRow) {
-  // Chunk c of row r is stored as chunk c ^ (r % 8): XOR the row's low three
-  // bits into bits 4-6 of the byte offset.
-  Value swizzled =
-      arith::XOrIOp::create(b, loc, byteInRow, shl(andi(tileRow, 7), 4));
+  // The TMA swizzle XORs address bits 7-9 (128-byte swizzle) or 7-8
+  // (64-byte) into the 16-byte chunk bits 4-6 / 4-5
+  // (::nvfp4::target::getSwizzledTileOffset): with 128-byte rows chunk c of
+  // row r is stored as chunk c ^ (r % 8), with 64-byte rows as c ^ ((r / 2)
+  // % 4).
+  int64_t rowBytes = plan.codesRowBytes();
+  Value pattern = rowBytes == 128 ? andi(tileRow, 7) : andi(lshr(tileRow, 1), 3);
+  Value swizzled = arith::XOrIOp::create(b, loc, byteInRow, shl(pattern, 4));
   return add(c32(op.codesOffset),
-             add(mul(tileRow, c32(kCodesRowBytes)), swizzled));
+             add(mul(tileRow, c32(rowBytes)), swizzled));
 }
 
 Value GemmPipelineEmitter::scaleOffset(const GemmOperand &op, Value tileRow,
@@ -1094,14 +1128,15 @@ Value GemmPipelineEmitter::scaleOffset(const GemmOperand &op, Value tileRow,
   Value offset;
   if (op.type.getLayout() == ScaleLayout::Swizzled128x4) {
     // Atom (tileRow / 128, block / 4), then docs/Numerics.md section 8.
-    Value atom = add(mul(lshr(tileRow, 7), c32(4)), lshr(block, 2));
+    Value atom = add(mul(lshr(tileRow, 7), c32(plan.scaleAtomsPerStep())),
+                     lshr(block, 2));
     Value inAtom = add(add(mul(andi(tileRow, 31), c32(16)),
                            mul(lshr(andi(tileRow, 127), 5), c32(4))),
                        andi(block, 3));
     offset = add(mul(atom, c32(512)), inAtom);
   } else {
     Value row = op.type.getBlockRows() == 16 ? lshr(tileRow, 4) : tileRow;
-    offset = add(mul(row, c32(kScaleBytesPerRow)), block);
+    offset = add(mul(row, c32(kStageScaleRowBytes)), block);
   }
   return add(c32(op.scalesOffset), offset);
 }
@@ -1373,9 +1408,11 @@ void GemmPipelineEmitter::finishTensorStores() {
 }
 
 void GemmPipelineEmitter::storeMmaFragmentByTensorCopy(Value tileRow0,
+                                                       Value tileCol0,
                                                        ValueRange c,
                                                        Value scale,
-                                                       Value staging) {
+                                                       Value staging,
+                                                       int64_t firstChunk) {
   Type element = plan.resultElement;
   int64_t elementBytes = element.getIntOrFloatBitWidth() / 8;
   // A chunk is 128 bytes of each of the warp's 16 rows: 64 BF16 or 32 FP32
@@ -1388,7 +1425,8 @@ void GemmPipelineEmitter::storeMmaFragmentByTensorCopy(Value tileRow0,
   Value row = add(rowA0, add(tileRow0, g));
   Value rowInside[2] = {ult(row, c32(plan.m)),
                         ult(add(row, c32(8)), c32(plan.m))};
-  Value col = add(rowB0, mul(t, c32(2)));
+  Value col0 = add(rowB0, tileCol0);
+  Value col = add(col0, mul(t, c32(2)));
   auto pairType = VectorType::get({2}, element);
   Value zeroPair = arith::ConstantOp::create(
       b, loc, pairType,
@@ -1400,8 +1438,8 @@ void GemmPipelineEmitter::storeMmaFragmentByTensorCopy(Value tileRow0,
     body();
   };
   for (int64_t chunk = 0; chunk < chunks; ++chunk) {
-    Value buffer =
-        offsetPtr(staging, (chunk % kTmaStoreBuffers) * kTmaStoreBufferBytes);
+    Value buffer = offsetPtr(
+        staging, ((firstChunk + chunk) % kTmaStoreBuffers) * kTmaStoreBufferBytes);
     // The store that read this buffer two chunks ago (of this tile or the
     // last) is done reading; the one of the last chunk may still run.
     ifLane0([&] {
@@ -1484,7 +1522,7 @@ void GemmPipelineEmitter::storeMmaFragmentByTensorCopy(Value tileRow0,
       // Coordinates innermost first: column, row, batch element.
       NVVM::CpAsyncBulkTensorSharedCTAToGlobalOp::create(
           b, loc, map, buffer,
-          ValueRange{add(rowB0, c32(chunk * chunkColumns)),
+          ValueRange{add(col0, c32(chunk * chunkColumns)),
                      add(rowA0, tileRow0), outputBatch},
           Value(), NVVM::TMAStoreMode::TILE, Value());
       NVVM::CpAsyncBulkCommitGroupOp::create(b, loc);

@@ -9,7 +9,7 @@
 //
 //   * the tiling: one CTA computes a tileM x tileN block of C for one batch
 //     element, walking K in steps of tileK (256 elements = 128 bytes of packed
-//     E2M1 codes and 16 E4M3 scales per row);
+//     E2M1 codes and 16 E4M3 scales per row; 128 on sm_120a);
 //   * the shared-memory ring of `stages` stages, each holding the packed codes
 //     and the scale tiles of A and B for one K step;
 //   * a producer warp whose lane 0 fills the ring with TMA copies -- one
@@ -57,12 +57,17 @@ namespace mlir {
 namespace nvfp4 {
 namespace kernels {
 
-/// K elements per pipeline stage: 128 bytes of codes and 16 scale bytes per
-/// row, so every copy is a multiple of 16 bytes at a 16-byte aligned
-/// address.
+/// K elements per pipeline stage by default (GemmSchedule::tileK), and the
+/// multiple of K every tensor-core GEMM needs: 128 bytes of codes and 16
+/// scale bytes per row, so every copy is a multiple of 16 bytes at a
+/// 16-byte aligned address.
 constexpr int64_t kGemmTileK = 256;
+/// The other K step (sm_120a's mma.sync kernel, CUTLASS's 128x128x128
+/// tile): 64-byte code rows in the 64-byte swizzle.
+constexpr int64_t kGemmTileKHalf = 128;
 
-/// Bytes of one row of codes in a stage (the 256 codes of a K step).
+/// Bytes of one row of codes in a stage of the default K step (256 codes;
+/// GemmPlan::codesRowBytes in general).
 ///
 /// Codes arrive by TMA tensor copies with the 128-byte swizzle: the 16-byte
 /// chunk c of tile row r lies at r * 128 + ((c ^ (r % 8)) * 16) of the
@@ -72,6 +77,8 @@ constexpr int64_t kGemmTileK = 256;
 /// the sm_90a / sm_120a fragment loads free of bank conflicts: 8 rows read at
 /// the same K hit 8 different chunks.
 constexpr int64_t kCodesRowBytes = kGemmTileK / 2;
+/// Bytes per row of a stage's linear scale tile (the TMA box's 16 bytes).
+constexpr int64_t kStageScaleRowBytes = 16;
 
 /// The 128-byte swizzle pattern repeats every 8 rows; code tiles start on
 /// multiples of it so that "r % 8" is the row's address bits 7-9.
@@ -120,9 +127,13 @@ struct GemmOperand {
 struct GemmSchedule {
   /// The CTA tile of C: rows of A and rows of B.
   int64_t tileM = 128, tileN = 128;
-  /// Stages of the FP4 ring, each one K step (kGemmTileK) of codes and
+  /// Stages of the FP4 ring, each one K step (tileK) of codes and
   /// scales of both operands.
   int64_t stages = 4;
+  /// K elements per stage: kGemmTileK (128-byte code rows, the 128-byte
+  /// swizzle), or kGemmTileKHalf (64-byte rows, the 64-byte swizzle; only
+  /// the sm_120a kernel takes it). K stays a multiple of kGemmTileK.
+  int64_t tileK = kGemmTileK;
   /// sm_90a: stages of decoded F16 tiles (kDecodedK elements of K each),
   /// written by `decoderWarpgroups` dedicated warpgroups and read by two
   /// consumer warpgroups with wgmma from shared memory (DecodeWgmmaMatmul.cpp).
@@ -206,9 +217,10 @@ struct GemmSchedule {
     return decodedStages > 0 && decoderWarpgroups == 0;
   }
 
-  /// "128x256x256_s2_d2w1_p8": tile, FP4 stages, decoded stages and decoder
-  /// warpgroups (when decodedStages > 0), persistent with its raster group
-  /// (when persistent) and "_gN" with a grid limit, "_kS" with split-K,
+  /// "128x256x256_s2_d2w1_p8": tile and K step, FP4 stages, decoded stages
+  /// and decoder warpgroups (when decodedStages > 0), persistent with its
+  /// raster group (when persistent) and "_gN" with a grid limit, "_kS" with
+  /// split-K,
   /// "_mk96" with the K = 96 MMA (CUTLASS calls it "ultra"), "_cg2" with
   /// tcgen05 cta_group::2 (after "_c2"), "_ts" with the TMA-store epilogue.
   /// parseGemmSchedule reads it back.
@@ -284,7 +296,26 @@ struct GemmPlan : GemmSchedule {
   /// free (for a consumer's own barriers and slots).
   int64_t freeBarrierByte() const { return 16 * stages; }
 
-  int64_t kSteps() const { return k / kGemmTileK; }
+  int64_t kSteps() const { return k / tileK; }
+  /// Bytes of one row of codes in a stage (tileK / 2), and the TMA swizzle
+  /// span of the code tiles: the same number (128 or 64).
+  int64_t codesRowBytes() const { return tileK / 2; }
+  /// Scale bytes of one row per K step (tileK / 16). A stage holds linear
+  /// scales in rows of kStageScaleRowBytes all the same (a TMA box's inner
+  /// extent is a multiple of 16 bytes, 8 bytes cannot be copied alone).
+  int64_t scaleStepBytes() const { return tileK / 16; }
+  /// With tileK = 128, linear scales copied by TMA arrive once per pair of
+  /// K steps: the even step's stage receives the 16 bytes of both (the box
+  /// at the even step's first byte), the odd step's stage none. The
+  /// consumers then read the odd step's scales from the even step's stage
+  /// and release both stages after the odd step (needs an even number of
+  /// stages and K steps). So a stage moves no scale byte twice.
+  bool pairsScaleSteps() const {
+    return tileK == kGemmTileKHalf &&
+           (scalesByTensorMap(a) || scalesByTensorMap(b));
+  }
+  /// 128x4 scale atoms (512 bytes, 4 blocks of 16) per 128 rows and K step.
+  int64_t scaleAtomsPerStep() const { return tileK / 64; }
   /// The K steps one CTA walks (all of them unless split-K).
   int64_t kStepsPerCTA() const { return kSteps() / splitK; }
   /// Tiles of C over all batch elements.
@@ -530,8 +561,8 @@ public:
                                const ScalarBuilder::TensorScale &tensorScale);
   /// The TMA-store epilogue (GemmPlan::tmaStore): stores the FP32 values
   /// `c` (before `scale`) of a warp's m16 accumulator fragments -- four
-  /// registers per n8 block, consecutive blocks from column 0 of the tile,
-  /// rows tileRow0 .. + 15 -- through this warp's two staging buffers at
+  /// registers per n8 block, consecutive blocks from column tileCol0 of the
+  /// tile, rows tileRow0 .. + 15 -- through this warp's two staging buffers at
   /// `staging` (shared, kTmaStoreBuffers x kTmaStoreBufferBytes, 1024-byte
   /// aligned) in chunks of 128 bytes of columns: lane 0 waits until the
   /// bulk store that read a buffer before is done reading it
@@ -540,10 +571,13 @@ public:
   /// for FP32), fence.proxy.async.shared::cta, and lane 0
   /// issues cp.async.bulk.tensor.3d.global.shared::cta and commits it. The
   /// map clips what lies past M and N; the output amax counts only what is
-  /// inside. Every lane of the warp calls it; the chunks of a tile are an
-  /// even number, so the buffers alternate across tiles too.
-  void storeMmaFragmentByTensorCopy(Value tileRow0, ValueRange c, Value scale,
-                                    Value staging);
+  /// inside. Every lane of the warp calls it; chunk i goes to buffer
+  /// (firstChunk + i) % 2, so a warp that stores several row blocks passes
+  /// the chunks it stored before; the chunks of a tile are an even number,
+  /// so the buffers alternate across tiles too.
+  void storeMmaFragmentByTensorCopy(Value tileRow0, Value tileCol0,
+                                    ValueRange c, Value scale, Value staging,
+                                    int64_t firstChunk = 0);
   /// The TMA-store epilogue: makes C's tensor map visible to the TMA; once,
   /// by lane 0 of each storing warp, before its first store.
   void acquireOutputTensorMap();
@@ -565,7 +599,10 @@ private:
                    Value batch, Value tileRow0, Value kStep, Value stage,
                    Value barrier);
   Value validRows(const GemmOperand &op, Value tileRow0);
-  int64_t txBytes(const GemmOperand &op);
+  /// The bytes the copies of `op` deliver to one stage; with
+  /// GemmPlan::pairsScaleSteps an odd K step's stage receives no linear
+  /// scales.
+  int64_t txBytes(const GemmOperand &op, bool oddStep = false);
   /// Folds |stored| (a scalar or vector of C's element type) into the
   /// thread's amax register.
   void noteStored(Value stored);
@@ -759,6 +796,14 @@ gpu::GPUFuncOp buildMmaBlockScaleGemmKernel(ModuleOp module,
                                             const GemmPlan &plan,
                                             TypeRange argTypes,
                                             StringRef name);
+
+/// The sm_120a rule (docs/Blackwell.md section 7): `base` (the chip's
+/// 128x128x128_s4), with the TMA-store epilogue where C's rows are
+/// multiples of 16 bytes. Defined in MmaBlockScaleMatmul.cpp.
+GemmSchedule chooseMmaBlockScaleSchedule(const ::nvfp4::target::ChipInfo &chip,
+                                         BlockScaledTensorType lhs,
+                                         BlockScaledTensorType rhs,
+                                         GemmSchedule base);
 
 /// Why buildMmaBlockScaleGemmKernel cannot take `plan`, or "" when it can.
 std::string mmaBlockScaleGemmUnsupportedReason(const GemmPlan &plan,

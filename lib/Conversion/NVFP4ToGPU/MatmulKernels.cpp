@@ -389,10 +389,13 @@ std::optional<GemmPlan> planGemm(const ::nvfp4::target::ChipInfo &chip,
       !tcgen05 && chip.has(::nvfp4::target::Instruction::MmaSyncBlockScale);
   // Why the kernel for this chip cannot take `plan`, or "".
   auto unsupported = [&](GemmPlan &plan) -> std::string {
-    if (plan.tmaStore && (plan.skinny() || tcgen05 || mmaBlockScale ||
-                          !plan.decodedStages))
+    if (plan.tmaStore &&
+        (plan.skinny() || tcgen05 || (!mmaBlockScale && !plan.decodedStages)))
       return "the TMA-store epilogue (_ts) is implemented for the sm_90a "
-             "decoded-stage kernels (_dDwW) only";
+             "decoded-stage kernels (_dDwW) and the sm_120a kernel only";
+    if (plan.tileK != kGemmTileK && (plan.skinny() || !mmaBlockScale))
+      return "a K step of " + std::to_string(plan.tileK) +
+             " is implemented for the sm_120a mma.sync kernel only";
     // The skinny kernel is plain mma.sync F16 (sm_80+) and
     // cvt.f16x2.e4m3x2 (sm_89+): every chip with a tensor-core GEMM.
     if (plan.skinny())
@@ -460,6 +463,7 @@ std::optional<GemmPlan> planGemm(const ::nvfp4::target::ChipInfo &chip,
   GemmSchedule fallback;
   fallback.tileM = chip.gemmTile.m;
   fallback.tileN = chip.gemmTile.n;
+  fallback.tileK = chip.gemmTile.k;
   fallback.stages = chip.gemmTile.stages;
   plan = make(fallback);
   if (unsupported(plan).empty())

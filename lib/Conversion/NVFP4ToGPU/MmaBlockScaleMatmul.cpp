@@ -8,32 +8,31 @@
 //   mma.sync.aligned.m16n8k64.row.col.kind::mxf4nvf4.block_scale
 //       .scale_vec::4X.f32.e2m1.e2m1.f32.ue4m3
 //
-// (PTX ISA 9.7.14.5.14; NVVM nvvm.mma.block_scale). The consumers of the
-// shared pipeline (GemmPipeline.h) are the sm_90a kernel's, minus the
-// dequantization: the codes go from shared memory (pitched rows) into the
-// MMA's registers as they are, and the scales ride along in one register
-// per operand and MMA:
+// (PTX ISA 9.7.14.5.14; NVVM nvvm.mma.block_scale). The kernel is the
+// shared pipeline (GemmPipeline.h) with mma.sync consumers; its default
+// schedule is CUTLASS's sm_120a one (example 79a, docs/Blackwell.md section
+// 7): 128 x 128 tiles, K = 128 per stage in 4 stages, the codes in 64-byte
+// rows with the 64-byte TMA swizzle.
 //
-//   * fragments (PTX ISA 9.7.14.5, "Matrix fragments for mma.m16n8k64",
-//     .e2m1 as .u4): lane (g = lane / 4, t = lane % 4) holds A rows g and
-//     g + 8 as codes 8t..8t+7 and 32 + 8t..32 + 8t + 7 of the MMA's 64
-//     (4 bytes each, the even code in the low nibble as our packing), and
-//     B column g as codes 8t.. and 32 + 8t..;
-//   * scales (docs/Blackwell.md section 4, getMmaSyncScaleALocation /
-//     getMmaSyncScaleBLocation with selector {byte-id 0, thread-id 0}): the
-//     4 UE4M3 bytes of the MMA's four 16-blocks of A row m come from lane
-//     4 (m % 8) + m / 8, those of B column n from lane 4n. Each lane loads
-//     the 4 bytes of the row its lane number names; lanes the MMA ignores
-//     load a harmless row. The 4 bytes are contiguous in all three stage
-//     layouts (linear 1x16, linear 16x16, 128x4 atoms), so one 32-bit load.
-//
-// Eight consumer warps (2 x 4) each own 64 x 32 of the 128 x 128 tile:
-// 4 x 4 MMA tiles, 64 FP32 accumulators per lane; a K step is 4 MMAs of
-// K = 64 per tile. sm_120a has 99 KiB of shared memory per block, so the
-// ring has 2 stages of 44 KiB (Chip.cpp).
+//   * Codes go from shared memory into the MMA's registers with
+//     ldmatrix.sync.aligned.m8n8.x4.shared.b16: one x4 is one m16 x k64 A
+//     fragment or the B fragments of two n8 blocks, the lanes addressing
+//     the rows of getMmaSyncLdmatrixAddress{A,B} (Tcgen05Encoding.h, checked
+//     against the PTX ISA fragment tables and CUTLASS's PTX in
+//     unittests/Target/MmaSyncLayoutTest.cpp) through the swizzle
+//     (GemmPipelineEmitter::codesOffset).
+//   * Scales ride along in one register per operand and MMA, selector
+//     {byte-id 0, thread-id 0} (getMmaSyncScale{A,B}Location): the 4 UE4M3
+//     bytes of A row m come from lane 4 (m % 8) + m / 8, those of B column
+//     n from lane 4n. Each lane loads the 4 bytes of the row its lane number
+//     names (lanes the MMA ignores load a harmless row): 32-bit loads, or
+//     one load of a row's whole stage where the layout keeps it contiguous.
+//   * Eight consumer warps (4 x 2) each own 32 x 64 of the tile: 2 x 8 MMA
+//     tiles, 64 FP32 accumulators per lane, 16 MMAs and 6 ldmatrix.x4 per
+//     K = 64. The warp's 64 columns are one 128-byte row of BF16 C, which
+//     the TMA-store epilogue (_ts) stages per m16 block with stmatrix.
 //
 //===----------------------------------------------------------------------===//
-
 #include "GemmPipeline.h"
 #include "KernelBuilder.h"
 #include "nvfp4/Target/Tcgen05Encoding.h"
@@ -51,41 +50,71 @@ namespace tgt = ::nvfp4::target;
 
 namespace {
 
-constexpr int64_t kWarpsM = 2, kWarpsN = 4;
-constexpr int64_t kWarpTileM = 64, kWarpTileN = 32;
+constexpr int64_t kWarpsM = 4, kWarpsN = 2;
+constexpr int64_t kWarpTileM = 32, kWarpTileN = 64;
 constexpr int64_t kMTiles = kWarpTileM / 16, kNTiles = kWarpTileN / 8;
 /// Codes per MMA: 64 = 32 bytes of a row = 4 scale blocks.
 constexpr int64_t kMmaK = 64;
-constexpr int64_t kMmaSteps = kGemmTileK / kMmaK;
+
+/// The emitted ldmatrix row address of `lane` (i32 arithmetic below) as a
+/// function, checked against the encoding library for all 32 lanes.
+constexpr uint32_t ldmatrixRowA(uint32_t lane) { return lane & 15; }
+constexpr uint32_t ldmatrixHalfA(uint32_t lane) { return lane >> 4; }
+constexpr uint32_t ldmatrixRowB(uint32_t lane) {
+  return (lane & 7) | ((lane >> 1) & 8);
+}
+constexpr uint32_t ldmatrixHalfB(uint32_t lane) { return (lane >> 3) & 1; }
 
 struct MmaBlockScaleConsumer {
   GemmPipelineEmitter &e;
   OpBuilder &b;
   Location loc;
 
-  Value loadWord(Value stage, Value offset) {
-    return LLVM::LoadOp::create(b, loc, b.getI32Type(),
-                                e.offsetPtr(stage, offset), 4);
-  }
   Value i16(int64_t v) {
     return arith::ConstantIntOp::create(b, loc, b.getI16Type(), v);
   }
 
-  /// Code word `half` (0: codes 8t.., 1: codes 32 + 8t..) of MMA step
-  /// `step` of tile row `row`.
-  Value codeWord(Value stage, const GemmOperand &op, Value row, Value step,
-                 int64_t half, Value t) {
-    Value offset = e.codesOffset(
-        op, row,
-        e.add(e.add(e.mul(step, e.c32(kMmaK / 2)), e.c32(half * 16)),
-              e.mul(t, e.c32(4))));
-    return loadWord(stage, offset);
+  /// ldmatrix.x4 of the rows `row` (this lane's, of the operand tile) at
+  /// byte `byteInRow` (this lane's half of MMA step k): 4 i32 registers.
+  SmallVector<Value> ldmatrix(Value stage, const GemmOperand &op, Value row,
+                              Value byteInRow) {
+    auto type = LLVM::LLVMStructType::getLiteral(
+        b.getContext(), SmallVector<Type>(4, b.getI32Type()));
+    Value regs = NVVM::LdMatrixOp::create(
+        b, loc, type, e.offsetPtr(stage, e.codesOffset(op, row, byteInRow)),
+        4, NVVM::MMALayout::row,
+        NVVM::LdStMatrixShapeAttr::get(b.getContext(), 8, 8),
+        NVVM::LdStMatrixEltType::B16);
+    SmallVector<Value> out;
+    for (int64_t i = 0; i < 4; ++i)
+      out.push_back(LLVM::ExtractValueOp::create(b, loc, regs, i));
+    return out;
   }
 
-  /// The 4 scale bytes of MMA step `step` (blocks 4 step..) of tile row
-  /// `row`.
-  Value scaleWord(Value stage, const GemmOperand &op, Value row, Value step) {
-    return loadWord(stage, e.scaleOffset(op, row, e.mul(step, e.c32(4))));
+  /// The scale words of tile row `row` for `steps` MMA steps (one per
+  /// step: blocks 4j..4j+3) from `stage`: one vector load where a stage
+  /// keeps a row's scales contiguous (linear layouts; with paired K steps
+  /// the even step's stage holds both steps' 16 bytes), one 32-bit load
+  /// per step otherwise (128x4 atoms: the next 4 blocks are the next atom).
+  SmallVector<Value> scaleWords(Value stage, const GemmOperand &op, Value row,
+                                int64_t steps) {
+    SmallVector<Value> words;
+    if (op.type.getLayout() == ScaleLayout::Linear) {
+      auto type = VectorType::get({steps}, b.getI32Type());
+      Value vec = LLVM::LoadOp::create(
+          b, loc, type, e.offsetPtr(stage, e.scaleOffset(op, row, e.c32(0))),
+          4 * steps);
+      for (int64_t j = 0; j < steps; ++j)
+        words.push_back(LLVM::ExtractElementOp::create(
+            b, loc, vec,
+            arith::ConstantIntOp::create(b, loc, b.getI32Type(), j)));
+      return words;
+    }
+    for (int64_t j = 0; j < steps; ++j)
+      words.push_back(LLVM::LoadOp::create(
+          b, loc, b.getI32Type(),
+          e.offsetPtr(stage, e.scaleOffset(op, row, e.c32(4 * j))), 4));
+    return words;
   }
 
   SmallVector<Value> mma(ArrayRef<Value> a, ArrayRef<Value> bRegs,
@@ -108,86 +137,139 @@ struct MmaBlockScaleConsumer {
 
   void emit() {
     const GemmPlan &plan = e.plan;
+    int64_t steps = plan.tileK / kMmaK;
     Value warp = e.warpId(), lane = e.laneId();
-    Value warpM = e.lshr(warp, 2), warpN = e.andi(warp, kWarpsN - 1);
-    Value g = e.lshr(lane, 2), t = e.andi(lane, 3);
-    // The A row / B column whose scales this lane supplies (selector {0,0}).
-    Value scaleRowA = e.add(g, e.mul(e.andi(lane, 1), e.c32(8)));
-    SmallVector<Value> rowsA, rowsB;
+    Value warpM = e.lshr(warp, 1), warpN = e.andi(warp, kWarpsN - 1);
+    Value g = e.lshr(lane, 2);
+    // This lane's ldmatrix rows and halves (ldmatrixRowA, ...), and the A
+    // row / B column whose scales it supplies (selector {0, 0}).
+    Value rowA = e.andi(lane, 15), halfA = e.shl(e.lshr(lane, 4), 4);
+    Value rowB = arith::OrIOp::create(b, loc, e.andi(lane, 7),
+                                      e.andi(e.lshr(lane, 1), 8));
+    Value halfB = e.shl(e.andi(e.lshr(lane, 3), 1), 4);
+    Value scaleRowA = e.add(g, e.shl(e.andi(lane, 1), 3));
+    SmallVector<Value> rowsA, colsB;
     for (int64_t mi = 0; mi < kMTiles; ++mi)
       rowsA.push_back(
           e.add(e.mul(warpM, e.c32(kWarpTileM)), e.c32(mi * 16)));
     for (int64_t ni = 0; ni < kNTiles; ++ni)
-      rowsB.push_back(e.add(e.mul(warpN, e.c32(kWarpTileN)), e.c32(ni * 8)));
+      colsB.push_back(e.add(e.mul(warpN, e.c32(kWarpTileN)), e.c32(ni * 8)));
 
     int64_t accCount = kMTiles * kNTiles * 4;
     SmallVector<Value> zeros(
         accCount, arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0.0f)));
-    auto kLoop = scf::ForOp::create(b, loc, e.c32(0), e.c32(plan.kSteps()),
-                                    e.c32(1), zeros);
+    // With paired K steps (GemmPlan::pairsScaleSteps) one iteration walks
+    // an even and an odd step: the linear scales of both come from the
+    // even step's stage, which is released with the odd one's.
+    int64_t group = plan.pairsScaleSteps() ? 2 : 1;
+    auto kLoop = scf::ForOp::create(b, loc, e.c32(0),
+                                    e.c32(plan.kSteps() / group), e.c32(1),
+                                    zeros);
     {
       OpBuilder::InsertionGuard guard(b);
       b.setInsertionPointToStart(kLoop.getBody());
-      Value kStep = kLoop.getInductionVar();
-      e.waitFull(kStep);
-      Value stage = e.stagePtr(
-          arith::RemUIOp::create(b, loc, kStep, e.c32(plan.stages)));
-      auto stepLoop = scf::ForOp::create(b, loc, e.c32(0), e.c32(kMmaSteps),
-                                         e.c32(1), kLoop.getRegionIterArgs());
-      {
-        OpBuilder::InsertionGuard g2(b);
-        b.setInsertionPointToStart(stepLoop.getBody());
-        Value step = stepLoop.getInductionVar();
-        SmallVector<Value> acc(stepLoop.getRegionIterArgs());
-        SmallVector<SmallVector<Value>> fa, fb;
-        SmallVector<Value> sa, sb;
-        for (Value row0 : rowsA) {
-          Value r0 = e.add(row0, g), r8 = e.add(r0, e.c32(8));
-          fa.push_back({codeWord(stage, plan.a, r0, step, 0, t),
-                        codeWord(stage, plan.a, r8, step, 0, t),
-                        codeWord(stage, plan.a, r0, step, 1, t),
-                        codeWord(stage, plan.a, r8, step, 1, t)});
-          sa.push_back(scaleWord(stage, plan.a, e.add(row0, scaleRowA), step));
-        }
-        for (Value col0 : rowsB) {
-          Value n = e.add(col0, g);
-          fb.push_back({codeWord(stage, plan.b, n, step, 0, t),
-                        codeWord(stage, plan.b, n, step, 1, t)});
-          sb.push_back(scaleWord(stage, plan.b, n, step));
-        }
+      Value firstStep = e.mul(kLoop.getInductionVar(), e.c32(group));
+      SmallVector<Value> acc(kLoop.getRegionIterArgs());
+      // Scale words per operand row: [row][step of the group].
+      SmallVector<SmallVector<Value>> sa(kMTiles), sb(kNTiles);
+      for (int64_t member = 0; member < group; ++member) {
+        Value kStep = e.add(firstStep, e.c32(member));
+        e.waitFull(kStep);
+        Value stage = e.stagePtr(
+            arith::RemUIOp::create(b, loc, kStep, e.c32(plan.stages)));
+        auto loadScales = [&](const GemmOperand &op, Value row,
+                              SmallVector<Value> &words) {
+          // Paired linear scales: all the group's words with its first
+          // step; everything else per stage.
+          bool paired = group == 2 && plan.scalesByTensorMap(op);
+          if (paired && member != 0)
+            return;
+          words = scaleWords(stage, op, row, paired ? 2 * steps : steps);
+        };
         for (int64_t mi = 0; mi < kMTiles; ++mi)
-          for (int64_t ni = 0; ni < kNTiles; ++ni) {
-            int64_t base = (mi * kNTiles + ni) * 4;
-            SmallVector<Value> d =
-                mma(fa[mi], fb[ni], ArrayRef<Value>(acc).slice(base, 4),
-                    sa[mi], sb[ni]);
-            for (int64_t j = 0; j < 4; ++j)
-              acc[base + j] = d[j];
+          loadScales(plan.a, e.add(rowsA[mi], scaleRowA), sa[mi]);
+        for (int64_t ni = 0; ni < kNTiles; ++ni)
+          loadScales(plan.b, e.add(colsB[ni], g), sb[ni]);
+        auto word = [&](const GemmOperand &op, ArrayRef<Value> words,
+                        int64_t step) {
+          bool paired = group == 2 && plan.scalesByTensorMap(op);
+          return words[paired ? member * steps + step : step];
+        };
+        for (int64_t step = 0; step < steps; ++step) {
+          SmallVector<SmallVector<Value>> fa, fb;
+          for (int64_t mi = 0; mi < kMTiles; ++mi)
+            fa.push_back(ldmatrix(stage, plan.a, e.add(rowsA[mi], rowA),
+                                  e.add(halfA, e.c32(step * kMmaK / 2))));
+          for (int64_t ni = 0; ni < kNTiles; ni += 2) {
+            SmallVector<Value> pair =
+                ldmatrix(stage, plan.b, e.add(colsB[ni], rowB),
+                         e.add(halfB, e.c32(step * kMmaK / 2)));
+            fb.push_back({pair[0], pair[1]});
+            fb.push_back({pair[2], pair[3]});
           }
-        scf::YieldOp::create(b, loc, acc);
+          for (int64_t mi = 0; mi < kMTiles; ++mi)
+            for (int64_t ni = 0; ni < kNTiles; ++ni) {
+              int64_t base = (mi * kNTiles + ni) * 4;
+              SmallVector<Value> d =
+                  mma(fa[mi], fb[ni], ArrayRef<Value>(acc).slice(base, 4),
+                      word(plan.a, sa[mi], step), word(plan.b, sb[ni], step));
+              for (int64_t j = 0; j < 4; ++j)
+                acc[base + j] = d[j];
+            }
+        }
       }
-      e.releaseStage(kStep);
-      scf::YieldOp::create(b, loc, stepLoop.getResults());
+      // Every stage of the group is done (the even one also held the odd
+      // step's scales).
+      for (int64_t member = 0; member < group; ++member)
+        e.releaseStage(e.add(firstStep, e.c32(member)));
+      scf::YieldOp::create(b, loc, acc);
     }
+    ValueRange results = kLoop.getResults();
 
     Value scale = e.epilogueScale();
-    if (e.plan.quantizeOutput) {
+    if (plan.quantizeOutput) {
       // n8 tiles ni and ni + 1 are adjacent columns and adjacent
       // accumulators: one 16-column block per row.
       ScalarBuilder::TensorScale tensorScale = e.outputTensorScale();
       for (int64_t mi = 0; mi < kMTiles; ++mi)
         for (int64_t ni = 0; ni < kNTiles; ni += 2)
           e.storeQuantizedFragments(
-              rowsA[mi], rowsB[ni],
-              kLoop.getResults().slice((mi * kNTiles + ni) * 4, 8), scale,
-              tensorScale);
+              rowsA[mi], colsB[ni],
+              results.slice((mi * kNTiles + ni) * 4, 8), scale, tensorScale);
+      return;
+    }
+    if (plan.tmaStore) {
+      // The staging buffers overlay the ring: once every consumer warp is
+      // past its last MMA, every copy into the ring has landed (each was
+      // waited for) and nothing reads it any more. Warp w stages at w x 4
+      // KiB, 1024-byte aligned (the 128-byte swizzle of C's map).
+      NVVM::BarrierOp::create(b, loc, Type(), e.c32(1),
+                              e.c32(plan.consumerWarps * 32),
+                              NVVM::BarrierReductionAttr(), Value());
+      Value staging = e.offsetPtr(
+          e.stagePtr(e.c32(0)),
+          e.mul(warp, e.c32(kTmaStoreBuffers * kTmaStoreBufferBytes)));
+      {
+        auto ifLane0 = scf::IfOp::create(b, loc, e.eq(lane, 0), false);
+        OpBuilder::InsertionGuard g0(b);
+        b.setInsertionPointToStart(ifLane0.thenBlock());
+        e.acquireOutputTensorMap();
+      }
+      int64_t chunksPerBlock = kWarpTileN *
+                               (plan.resultElement.getIntOrFloatBitWidth() / 8) /
+                               kTmaStoreRowBytes;
+      for (int64_t mi = 0; mi < kMTiles; ++mi)
+        e.storeMmaFragmentByTensorCopy(
+            rowsA[mi], colsB[0], results.slice(mi * kNTiles * 4, kNTiles * 4),
+            scale, staging, mi * chunksPerBlock);
+      e.finishOutputAmax();
+      e.finishTensorStores();
       return;
     }
     for (int64_t mi = 0; mi < kMTiles; ++mi)
       for (int64_t ni = 0; ni < kNTiles; ++ni)
-        e.storeMmaFragment(
-            rowsA[mi], rowsB[ni],
-            kLoop.getResults().slice((mi * kNTiles + ni) * 4, 4), scale);
+        e.storeMmaFragment(rowsA[mi], colsB[ni],
+                           results.slice((mi * kNTiles + ni) * 4, 4), scale);
     e.finishOutputAmax();
   }
 };
@@ -199,6 +281,9 @@ kernels::mmaBlockScaleGemmUnsupportedReason(const GemmPlan &plan,
                                             int64_t maxSharedMemoryBytes) {
   if (plan.splitK > 1)
     return "split-K is not implemented for the mma.sync block_scale kernel yet";
+  if (plan.persistent)
+    return "persistent schedules (_pG) are not implemented for the mma.sync "
+           "block_scale kernel yet";
   if (plan.tileM != kWarpsM * kWarpTileM || plan.tileN != kWarpsN * kWarpTileN ||
       plan.consumerWarps != kWarpsM * kWarpsN)
     return "the mma.sync block_scale kernel needs a 128 x 128 tile and 9 "
@@ -210,9 +295,32 @@ kernels::mmaBlockScaleGemmUnsupportedReason(const GemmPlan &plan,
     return std::to_string(plan.sharedMemoryBytes()) +
            " bytes of shared memory exceed the chip's " +
            std::to_string(maxSharedMemoryBytes);
-  // The lane -> scale row/column rule the consumer computes must be the
-  // one the encoding library derives from CUTLASS (docs/Blackwell.md).
+  // Paired K steps release two stages at a time: the ring must hold whole
+  // pairs, and a second pair to overlap with.
+  if (plan.pairsScaleSteps() && (plan.stages % 2 != 0 || plan.stages < 4))
+    return "a K step of 128 with linear scales needs an even number of "
+           "stages, at least 4 (they arrive once per two steps)";
+  if (plan.tmaStore && !plan.quantizeOutput) {
+    if (std::string why = gemmTmaStoreUnsupportedReason(plan); !why.empty())
+      return why;
+    // The staging buffers overlay the ring (the epilogue follows the last
+    // MMA of the only tile).
+    if (plan.consumerWarps * kTmaStoreBuffers * kTmaStoreBufferBytes >
+        plan.stages * plan.stageBytes)
+      return "the TMA store's staging buffers do not fit in the ring";
+  }
+  // The lane -> ldmatrix row and lane -> scale row/column rules the
+  // consumer computes must be the ones the encoding library derives from
+  // the PTX ISA and CUTLASS (unittests/Target/MmaSyncLayoutTest.cpp).
   for (uint32_t lane = 0; lane < 32; ++lane) {
+    tgt::Expected<tgt::LdmatrixRowAddress> a =
+        tgt::getMmaSyncLdmatrixAddressA(lane);
+    tgt::Expected<tgt::LdmatrixRowAddress> bAddr =
+        tgt::getMmaSyncLdmatrixAddressB(lane);
+    if (!a.ok() || !bAddr.ok() || a->Row != ldmatrixRowA(lane) ||
+        a->Half != ldmatrixHalfA(lane) || bAddr->Row != ldmatrixRowB(lane) ||
+        bAddr->Half != ldmatrixHalfB(lane))
+      return "the ldmatrix lane layout disagrees with the encodings";
     std::optional<uint32_t> row =
         tgt::getMmaSyncScaleARowForLane(lane, tgt::MmaSyncScaleSelector{});
     std::optional<uint32_t> col =
@@ -231,4 +339,23 @@ gpu::GPUFuncOp kernels::buildMmaBlockScaleGemmKernel(ModuleOp module,
       module, plan, argTypes, name, [](GemmPipelineEmitter &e) {
         MmaBlockScaleConsumer{e, e.b, e.loc}.emit();
       });
+}
+
+GemmSchedule kernels::chooseMmaBlockScaleSchedule(
+    const ::nvfp4::target::ChipInfo &chip, BlockScaledTensorType lhs,
+    BlockScaledTensorType rhs, GemmSchedule base) {
+  // bench/gemm_model.py --sm120 (docs/Blackwell.md section 7.4): the 128 x
+  // 128 tile moves the same bytes per FLOP at K = 128 as at 256, so where
+  // the L2 feed bounds both they tie; where the tensor pipe nearly bounds
+  // them, 4 stages of K = 128 hide 1.5x the copy latency of 2 stages of
+  // 256 (3 stages of compute ahead instead of 1). The TMA store writes C in
+  // whole 128-byte rows instead of the fragments' 16-byte BF16 pieces: 3-13
+  // % in the model on the RTX 5090. It needs rows of C of a multiple of 16
+  // bytes: N % 8 == 0 covers BF16 and FP32 (planGemm falls back to the
+  // direct stores where the map cannot be built). The quantizing epilogue
+  // keeps its direct stores (planGemm).
+  (void)chip;
+  (void)lhs;
+  base.tmaStore = rhs.getRows() % 8 == 0;
+  return base;
 }

@@ -31,7 +31,10 @@ func.func @simt(%x: !a, %w: !b, %g: f32) -> !c {
 // CHECK-LABEL: func.func @tensor_cores
 // BW:            gpu.launch_func @nvfp4_kernels::@nvfp4_scaled_matmul_128x128x256_1x16_16x16_to_f32_q_tcgen05_128x128x256_s4
 // HOPPER:        gpu.launch_func @nvfp4_kernels::@nvfp4_scaled_matmul_128x128x256_1x16_16x16_to_f32_q_wgmma_128x128x256_s4
-// SM120:         gpu.launch_func @nvfp4_kernels::@nvfp4_scaled_matmul_128x128x256_1x16_16x16_to_f32_q_mxf4_128x128x256_s2
+// sm_120a's rule asks for the TMA-store epilogue, which the quantizing
+// epilogue (codes and scales, not C) does not take: its direct stores, and
+// no "_ts" in the name.
+// SM120:         gpu.launch_func @nvfp4_kernels::@nvfp4_scaled_matmul_128x128x256_1x16_16x16_to_f32_q_mxf4_128x128x128_s4 blocks
 func.func @tensor_cores(%x: !nvfp4.tensor<128x256xf4E2M1FN, scale = f8E4M3FN, block = 1x16>,
                         %w: !nvfp4.tensor<128x256xf4E2M1FN, scale = f8E4M3FN, block = 16x16>,
                         %g: f32) -> !nvfp4.tensor<128x128xf4E2M1FN, scale = f8E4M3FN, block = 1x16> {
@@ -63,6 +66,9 @@ func.func @tensor_cores(%x: !nvfp4.tensor<128x256xf4E2M1FN, scale = f8E4M3FN, bl
 // HOPPER:        gpu.shuffle xor %{{.*}}, %c1_i32
 // HOPPER:        gpu.shuffle xor %{{.*}}, %c2_i32
 // HOPPER:        memref.store %{{.*}} : memref<8192xi8>
-// SM120:         gpu.func @nvfp4_scaled_matmul_128x128x256_1x16_16x16_to_f32_q_mxf4_128x128x256_s2
+// SM120:         gpu.func @nvfp4_scaled_matmul_128x128x256_1x16_16x16_to_f32_q_mxf4_128x128x128_s4(
+// SM120:         nvvm.ldmatrix
+// SM120:         nvvm.mma.block_scale
+// SM120-NOT:     nvvm.stmatrix
 // SM120:         gpu.shuffle xor %{{.*}}, %c2_i32
 // SM120:         nvvm.convert.f32x2.to.f4x2

@@ -1,7 +1,8 @@
 // RUN: nvfp4-opt %s --convert-nvfp4-to-gpu='chip=sm_90a gemm-schedule=128x128x256_s3_d3w1_p2_g4' | FileCheck %s
 // RUN: not nvfp4-opt %s --convert-nvfp4-to-gpu='chip=sm_90a gemm-schedule=128x256x256_s4_d2w1_p8' 2>&1 | FileCheck %s --check-prefix=UNFIT
 // RUN: not nvfp4-opt %s --convert-nvfp4-to-gpu='chip=sm_90a gemm-schedule=128x128' 2>&1 | FileCheck %s --check-prefix=SYNTAX
-// RUN: not nvfp4-opt %s --convert-nvfp4-to-gpu='chip=sm_90a gemm-schedule=128x128x128_s4' 2>&1 | FileCheck %s --check-prefix=KSTEP
+// RUN: not nvfp4-opt %s --convert-nvfp4-to-gpu='chip=sm_90a gemm-schedule=128x128x64_s4' 2>&1 | FileCheck %s --check-prefix=KSTEP
+// RUN: not nvfp4-opt %s --convert-nvfp4-to-gpu='chip=sm_90a gemm-schedule=128x128x128_s4' 2>&1 | FileCheck %s --check-prefix=KHALF
 // RUN: not nvfp4-opt %s --convert-nvfp4-to-gpu='chip=sm_90a gemm-schedule=128x256x256_s2_d2w1_p8_g0' 2>&1 | FileCheck %s --check-prefix=LIMIT
 
 // The gemm-schedule option forces the tensor-core schedule: the kernel
@@ -20,7 +21,9 @@ func.func @forced(%a: !a, %b: !b) -> tensor<256x640xf32> {
 }
 
 // SYNTAX: error: gemm-schedule '128x128': no stage count _sN (expected e.g. 128x256x256_s2_d2w1_p8, 128x128_s4 or skinny16x16_w8)
-// KSTEP: error: gemm-schedule '128x128x128_s4': the K step is 256
+// KSTEP: error: gemm-schedule '128x128x64_s4': the K step is 256 or 128
+// The K step of 128 (64-byte code rows) is the sm_120a kernel's.
+// KHALF: error: 'nvfp4.scaled_matmul' op cannot use gemm-schedule=128x128x128_s4: a K step of 128 is implemented for the sm_120a mma.sync kernel only
 // LIMIT: error: gemm-schedule '128x256x256_s2_d2w1_p8_g0': a grid limit is _gN with N > 0
 
 // A forced schedule the kernel cannot take is an error on the op, not a

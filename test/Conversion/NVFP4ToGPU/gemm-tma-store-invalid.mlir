@@ -2,6 +2,7 @@
 // RUN: not nvfp4-opt %s --convert-nvfp4-to-gpu='chip=sm_90a gemm-schedule=128x128x256_s4_ts' 2>&1 | FileCheck %s --check-prefix=KERNEL
 // RUN: not nvfp4-opt %s --convert-nvfp4-to-gpu='chip=sm_100a gemm-schedule=128x128x256_s4_p8_ts' 2>&1 | FileCheck %s --check-prefix=CHIP
 // RUN: not nvfp4-opt %s --convert-nvfp4-to-gpu='chip=sm_90a gemm-schedule=128x256x256_s0_d4w0_p16_ts_c2' 2>&1 | FileCheck %s --check-prefix=ORDER
+// RUN: not nvfp4-opt %s --convert-nvfp4-to-gpu='chip=sm_120a gemm-schedule=128x128x128_s4_ts' 2>&1 | FileCheck %s --check-prefix=ALIGN120
 
 // Schedules the TMA-store epilogue (_ts) cannot take are errors on the op,
 // never a silent fallback (gemm-tma-store.mlir has the ones it takes).
@@ -12,9 +13,10 @@
 // C's rows must be multiples of 16 bytes (the tensor map's stride): N = 100
 // BF16 values are 200 bytes.
 // ALIGN: error: 'nvfp4.scaled_matmul' op cannot use gemm-schedule=128x256x256_s0_d4w0_p16_ts: the TMA store (_ts) needs rows of C of a multiple of 16 bytes (N = 100 x 2 bytes)
-// Only the sm_90a decoded-stage kernels have it.
-// KERNEL: error: 'nvfp4.scaled_matmul' op cannot use gemm-schedule=128x128x256_s4_ts: the TMA-store epilogue (_ts) is implemented for the sm_90a decoded-stage kernels (_dDwW) only
-// CHIP: error: 'nvfp4.scaled_matmul' op cannot use gemm-schedule=128x128x256_s4_p8_ts: the TMA-store epilogue (_ts) is implemented for the sm_90a decoded-stage kernels (_dDwW) only
+// ALIGN120: error: 'nvfp4.scaled_matmul' op cannot use gemm-schedule=128x128x128_s4_ts: the TMA store (_ts) needs rows of C of a multiple of 16 bytes (N = 100 x 2 bytes)
+// Only the sm_90a decoded-stage kernels and the sm_120a kernel have it.
+// KERNEL: error: 'nvfp4.scaled_matmul' op cannot use gemm-schedule=128x128x256_s4_ts: the TMA-store epilogue (_ts) is implemented for the sm_90a decoded-stage kernels (_dDwW) and the sm_120a kernel only
+// CHIP: error: 'nvfp4.scaled_matmul' op cannot use gemm-schedule=128x128x256_s4_p8_ts: the TMA-store epilogue (_ts) is implemented for the sm_90a decoded-stage kernels (_dDwW) and the sm_120a kernel only
 // The suffix comes last, as GemmSchedule::name() writes it.
 // ORDER: error: gemm-schedule '128x256x256_s0_d4w0_p16_ts_c2': unexpected '_c2'
 func.func @unaligned(%a: !a, %b: !b) -> tensor<256x100xbf16> {

@@ -53,7 +53,9 @@ func.func @no_amax(%x: !a, %w: !b) -> tensor<96x48xbf16> {
 // CHECK-LABEL: func.func @tensor_cores
 // CHECK: gpu.launch_func @nvfp4_kernels::@nvfp4_scaled_matmul_128x128x256_1x16_16x16_to_bf16_amax_wgmma_128x128x256_s4
 // SM120-LABEL: func.func @tensor_cores
-// SM120: gpu.launch_func @nvfp4_kernels::@nvfp4_scaled_matmul_128x128x256_1x16_16x16_to_bf16_amax_mxf4_128x128x256_s2
+// sm_120a takes its TMA-store schedule (docs/Blackwell.md section 7).
+// SM120: gpu.launch_func @nvfp4_kernels::@nvfp4_scaled_matmul_128x128x256_1x16_16x16_to_bf16_amax_mxf4_128x128x128_s4_ts
+// SM120-SAME: !nvgpu.tensormap.descriptor<tensor = memref<1x16x64xbf16, 3>, swizzle = swizzle_128b, {{.*}}>, %{{.*}} : memref<1xi32>)
 func.func @tensor_cores(%x: !nvfp4.tensor<128x256xf4E2M1FN, scale = f8E4M3FN, block = 1x16>,
                         %w: !nvfp4.tensor<128x256xf4E2M1FN, scale = f8E4M3FN, block = 16x16>)
     -> (tensor<128x128xbf16>, f32) {
@@ -78,7 +80,16 @@ func.func @tensor_cores(%x: !nvfp4.tensor<128x256xf4E2M1FN, scale = f8E4M3FN, bl
 // CHECK: arith.maxnumf
 // CHECK-COUNT-5: gpu.shuffle xor
 // CHECK: memref.atomic_rmw maxs
-// SM120: gpu.func @nvfp4_scaled_matmul_128x128x256_1x16_16x16_to_bf16_amax_mxf4_128x128x256_s2
+// On the TMA-store epilogue the amax folds a pair only where it lies
+// inside C (the map clips what the staging buffer holds beyond it).
+// SM120: gpu.func @nvfp4_scaled_matmul_128x128x256_1x16_16x16_to_bf16_amax_mxf4_128x128x128_s4_ts
 // SM120: memref.alloca() : memref<1xf32>
+// SM120: nvvm.barrier id = %{{.*}} number_of_threads = %c256_i32
+// SM120: %[[INSIDE:.*]] = arith.select
+// SM120: arith.maxnumf
+// SM120: nvvm.stmatrix
+// SM120: nvvm.cp.async.bulk.tensor.global.shared.cta
+// SM120: nvvm.cp.async.bulk.tensor.global.shared.cta
 // SM120-COUNT-5: gpu.shuffle xor
 // SM120: memref.atomic_rmw maxs
+// SM120: nvvm.cp.async.bulk.wait_group 0
