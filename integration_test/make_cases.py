@@ -1270,6 +1270,34 @@ def main():
     matmul_case(out, args, "matmul_skinny_staged_batched_2x5x200x2048", 5,
                 200, 2048, batch=2, block_b=(1, 16),
                 schedule="skinny8x16_w16_u1_a")
+    # The skinny kernel's bulk-copy ring (_bS): rows of B (and of A unless
+    # staged) streamed by cp.async.bulk into S slots; rings shorter than
+    # the stages (refills, both barrier phases), ragged M and N, 1x16 and
+    # swizzled B, batches, BF16 out with alpha, staged A, 32-row tiles.
+    matmul_case(out, args, "matmul_skinny_bulk_5x1000x768_bf16", 5, 1000,
+                768, block_b=(1, 16), result="bf16", alpha=2.0,
+                schedule="skinny8x16_w2_b2")
+    matmul_case(out, args, "matmul_skinny_bulk_batched_2x12x208x1024_n32",
+                12, 208, 1024, batch=2, schedule="skinny16x32_w4_b1")
+    matmul_case(out, args, "matmul_skinny_bulk_staged_3x528x2048_bf16", 3,
+                528, 2048, result="bf16", alpha=0.5,
+                schedule="skinny8x16_w4_a_b3")
+    matmul_case(out, args, "matmul_skinny_bulk_staged_batched_2x1x336x1024",
+                1, 336, 1024, batch=2, block_b=(1, 16),
+                schedule="skinny8x16_w8_a_b4")
+    matmul_case(out, args, "matmul_skinny_bulk_swizzled_b_9x256x1024", 9, 256,
+                1024, block_b=(1, 16), swizzled_b=True,
+                schedule="skinny16x16_w2_b3")
+    matmul_case(out, args, "matmul_skinny_bulk_30x160x512_m32", 30, 160, 512,
+                schedule="skinny32x16_w2_b2")
+    matmul_case(out, args, "matmul_skinny_bulk_16x256x4096_b4", 16, 256,
+                4096, schedule="skinny16x16_w8_b4")
+    # A staged with two n8 tiles of A rows (tile M 16; it crashed the
+    # compiler before), with and without the ring.
+    matmul_case(out, args, "matmul_skinny_staged_m16_14x256x1024", 14, 256,
+                1024, schedule="skinny16x16_w4_a")
+    matmul_case(out, args, "matmul_skinny_bulk_staged_m16_14x256x1024_n32",
+                14, 256, 1024, block_b=(1, 16), schedule="skinny16x32_w4_a_b2")
     # The route: decode kernels into F16 scratch, then the same wgmma
     # pipeline fed by TMA (ragged, BF16 out with alpha, batched, the
     # quantizing epilogue).

@@ -156,7 +156,8 @@ std::string GemmSchedule::name() const {
     return "skinny" + std::to_string(tileM) + "x" + std::to_string(tileN) +
            "_w" + std::to_string(skinnyWarps) +
            (skinnyChunks ? "_u" + std::to_string(skinnyChunks) : "") +
-           (skinnyStageA ? "_a" : "");
+           (skinnyStageA ? "_a" : "") +
+           (skinnyBulkStages ? "_b" + std::to_string(skinnyBulkStages) : "");
   std::string text = std::to_string(tileM) + "x" + std::to_string(tileN) +
                      "x" + std::to_string(tileK) + "_s" +
                      std::to_string(stages);
@@ -206,6 +207,9 @@ FailureOr<GemmSchedule> kernels::parseGemmSchedule(StringRef text,
     if (rest.consume_front("_u") && !number(rest, schedule.skinnyChunks))
       return fail("chunks in flight are _uN with N > 0");
     schedule.skinnyStageA = rest.consume_front("_a");
+    if (rest.consume_front("_b") &&
+        !number(rest, schedule.skinnyBulkStages))
+      return fail("a bulk-copy ring is _bN with N > 0 stages");
     if (!rest.empty())
       return fail("unexpected '" + rest + "'");
     return schedule;
