@@ -30,7 +30,6 @@ import json
 import math
 import os
 import re
-import shutil
 import subprocess
 import sys
 
@@ -127,12 +126,7 @@ def main():
         for job in jobs:
             job.result()
 
-    shutil.copy(os.path.join(build, "bin", "nvfp4-run"), out)
-    for name in os.listdir(os.path.join(build, "lib")):
-        if name.startswith("libnvfp4_runtime.so"):
-            shutil.copy(os.path.join(build, "lib", name), out, follow_symlinks=True)
-    for name in ("model_inputs.py", "run_hybrid_case.py", "stage_check.py", "nvfp4_numpy.py"):
-        shutil.copy(os.path.join(HERE, name), out)
+    make_model_case.copy_runner(build, out, "run_hybrid_case.py")
 
 
 if __name__ == "__main__":

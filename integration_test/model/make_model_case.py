@@ -256,11 +256,17 @@ def main():
                 job.result()
 
     # 3. The runner and the device script.
+    copy_runner(build, out, "run_model_case.py")
+
+
+def copy_runner(build, out, runner):
+    """nvfp4-run, libnvfp4_runtime.so and the device scripts (`runner` and
+    the modules it imports) into the case directory `out`."""
     shutil.copy(os.path.join(build, "bin", "nvfp4-run"), out)
     for name in os.listdir(os.path.join(build, "lib")):
         if name.startswith("libnvfp4_runtime.so"):
             shutil.copy(os.path.join(build, "lib", name), out, follow_symlinks=True)
-    for name in ("model_inputs.py", "run_model_case.py", "stage_check.py", "nvfp4_numpy.py"):
+    for name in ("model_inputs.py", runner, "stage_check.py", "nvfp4_numpy.py"):
         shutil.copy(os.path.join(HERE, name), out)
 
 
