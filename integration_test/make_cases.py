@@ -944,6 +944,68 @@ def epilogue_quantize_case(out, args, name, m, k, n, tensor_cores,
         raise SystemExit(f"{name}: no epilogue-quantizing GEMM: {kernels}")
 
 
+def row_division_case(out, args, name, rows, cols, normalize):
+    """Divisions by a value shared by a row (the reciprocal path of
+    nvfp4/Numerics/RowDivision.h, with IEEE divisions for the chunks it
+    does not cover): the f32 quotients must equal numpy's correctly rounded
+    x / s byte for byte (any NaN matching any NaN). normalize=False: x / s
+    with s a broadcast operand (the vectorized elementwise kernel);
+    normalize=True: x / sum(x) along the row (a row kernel). The sums are
+    exact in any order (integers below 2^24, times a power of two per row),
+    so the GPU's sum equals numpy's and the quotients are comparable."""
+    rng = np.random.default_rng(20261201 + cols)
+    x = rng.integers(0, 1000, (rows, cols)).astype(np.float32)
+    x[rng.random((rows, cols)) < 0.3] = 0.0
+    # Per row a power of two: most rows inside the path's ranges, some with
+    # dividends below 2^-60 or above 2^60 (their chunks take the division).
+    shifts = rng.choice([0, 0, 0, -20, 12, -75, 70, -140], rows)
+    x *= np.exp2(shifts.astype(np.float32))[:, None]
+    x[rows // 3] *= -1.0  # a negative row: its sum, a divisor < 0
+    if normalize:
+        s = x.sum(axis=1, dtype=np.float64).astype(np.float32)
+        assert np.all(s.astype(np.float64) == x.astype(np.float64).sum(axis=1))
+    else:
+        s = np.exp2(rng.uniform(-40, 40, rows)).astype(np.float32)
+        s[:8] = [0.0, -0.0, np.inf, np.nan, 2.0**-51, 2.0**60, -3.0, 1e-42]
+        # Elements every chunk of the first rows can meet.
+        x[8, :8] = [np.inf, -np.inf, np.nan, 0.0, -0.0, 1e-45, 3e38, 1.0]
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore",
+                     under="ignore"):
+        want = (x / s[:, None]).astype(np.float32)
+    t = f"tensor<{rows}x{cols}xf32>"
+    r = f"tensor<{rows}xf32>"
+    maps = ("affine_map<(i, j) -> (i, j)>", "affine_map<(i, j) -> (i)>")
+    if normalize:
+        head = (f"func.func @main(%x: {t}) -> {t} {{\n"
+                f"  %zero = arith.constant 0.0 : f32\n"
+                f"  %e = tensor.empty() : {r}\n"
+                f"  %f = linalg.fill ins(%zero : f32) outs(%e : {r}) -> {r}\n"
+                f"  %s = linalg.generic {{indexing_maps = [{maps[0]}, {maps[1]}], "
+                f"iterator_types = [\"parallel\", \"reduction\"]}} "
+                f"ins(%x : {t}) outs(%f : {r}) {{\n"
+                f"  ^bb0(%a: f32, %acc: f32):\n"
+                f"    %v = arith.addf %acc, %a : f32\n"
+                f"    linalg.yield %v : f32\n"
+                f"  }} -> {r}\n")
+        arrays, meta_args = {"x": x}, ["x"]
+    else:
+        head = f"func.func @main(%x: {t}, %s: {r}) -> {t} {{\n"
+        arrays, meta_args = {"x": x, "s": s}, ["x", "s"]
+    mlir = (head +
+            f"  %o = tensor.empty() : {t}\n"
+            f"  %y = linalg.generic {{indexing_maps = [{maps[0]}, {maps[1]}, {maps[0]}], "
+            f"iterator_types = [\"parallel\", \"parallel\"]}} "
+            f"ins(%x, %s : {t}, {r}) outs(%o : {t}) {{\n"
+            f"  ^bb0(%a: f32, %d: f32, %out: f32):\n"
+            f"    %q = arith.divf %a, %d : f32\n"
+            f"    linalg.yield %q : f32\n"
+            f"  }} -> {t}\n"
+            f"  return %y : {t}\n}}\n")
+    write_case(out, name, mlir, arrays, {"y": want.reshape(-1)},
+               {"kind": "row_division", "args": meta_args, "results": ["y"],
+                "any_nan": ["y"]}, args)
+
+
 def case_kernels(out, name):
     """The kernel names of a written case (None when --only skipped it)."""
     path = os.path.join(out, name, "report.json")
@@ -1450,6 +1512,12 @@ def main():
     mx_matmul_case(out, args, "mx_tc_mxfp8_e4m3_exact_64x256x256", 64, 256,
                    256, "mxfp8_e4m3", kernel="tensor-core", exponents=None,
                    exact=True)
+    # Divisions by a row's value (the softmax's by its sum): one reciprocal
+    # a row, correctly rounded; chunks outside its ranges divide.
+    row_division_case(out, args, "row_division_broadcast_64x512", 64, 512,
+                      normalize=False)
+    row_division_case(out, args, "row_division_normalize_48x4096", 48, 4096,
+                      normalize=True)
     print("cases written to", out)
 
 

@@ -62,6 +62,7 @@
 #include "LinalgKernels.h"
 #include "nvfp4/Conversion/NVFP4ToGPU/NVFP4ToGPU.h"
 #include "nvfp4/Dialect/NVFP4/IR/NVFP4Ops.h"
+#include "nvfp4/Numerics/RowDivision.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
@@ -78,6 +79,7 @@
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/MathExtras.h"
 
@@ -322,11 +324,45 @@ Value kernels::expandMath(OpBuilder &b, Location loc, Operation &op,
       root);
 }
 
+/// x / s for an f32 divisor s that is the same at every point of a row
+/// (include/nvfp4/Numerics/RowDivision.h): one reciprocal, a multiply and
+/// two fmas, correctly rounded where the returned check (an i1) holds. The
+/// reciprocal and the divisor's range check depend on s alone: LLVM
+/// computes them once a row.
+static std::pair<Value, Value> emitRowQuotient(OpBuilder &b, Location loc,
+                                               Value x, Value s) {
+  namespace nn = ::nvfp4::numerics;
+  auto f32 = [&](float v) {
+    return arith::ConstantOp::create(b, loc, b.getF32FloatAttr(v));
+  };
+  auto cmp = [&](arith::CmpFPredicate p, Value lhs, float rhs) {
+    return arith::CmpFOp::create(b, loc, p, lhs, f32(rhs));
+  };
+  using P = arith::CmpFPredicate;
+  Value r = arith::DivFOp::create(b, loc, f32(1.0f), s);
+  Value divisorOk =
+      arith::AndIOp::create(b, loc, cmp(P::OGE, s, nn::kRowDivisorMin),
+                            cmp(P::OLE, s, nn::kRowDivisorMax));
+  Value q0 = arith::MulFOp::create(b, loc, x, r);
+  Value e = LLVM::FMAOp::create(b, loc, q0, s, arith::NegFOp::create(b, loc, x));
+  Value q =
+      LLVM::FMAOp::create(b, loc, arith::NegFOp::create(b, loc, e), r, q0);
+  Value ax = LLVM::FAbsOp::create(b, loc, x);
+  Value dividendOk = arith::OrIOp::create(
+      b, loc,
+      arith::AndIOp::create(b, loc, cmp(P::OGE, ax, nn::kRowDividendMin),
+                            cmp(P::OLE, ax, nn::kRowDividendMax)),
+      cmp(P::OEQ, x, 0.0f));
+  return {q, arith::AndIOp::create(b, loc, divisorOk, dividendOk)};
+}
+
 SmallVector<Value> kernels::emitBody(OpBuilder &b, Location loc,
                                      const LinalgKernelPlan &plan,
                                      ValueRange args, ArrayRef<Value> loops,
                                      Value acc, int64_t firstInput,
-                                     GivenOperandFn given) {
+                                     GivenOperandFn given,
+                                     const llvm::DenseSet<Value> *rowValues,
+                                     SmallVectorImpl<Value> *rowDivisionChecks) {
   IndexMath m{b, loc};
   linalg::LinalgOp op = plan.op;
   IRMapping map;
@@ -375,8 +411,35 @@ SmallVector<Value> kernels::emitBody(OpBuilder &b, Location loc,
   for (Operation *constant : plan.capturedConstants)
     b.clone(*constant, map);
 
+  // With `rowValues`: the values equal at every point of the row -- those
+  // the caller gives, the captured scalars and constants, and what the body
+  // computes from them alone.
+  llvm::DenseSet<Value> invariant;
+  auto isInvariant = [&](Value v) {
+    return rowValues && (rowValues->contains(v) || invariant.contains(v) ||
+                         matchPattern(v, m_Constant()));
+  };
+  if (rowValues)
+    for (Value s : plan.capturedScalars)
+      invariant.insert(map.lookupOrDefault(s));
+
   SmallVector<Value> yielded;
   for (Operation &inner : op.getBlock()->without_terminator()) {
+    bool fromRowValues =
+        rowValues && !isa<linalg::IndexOp, tensor::ExtractOp>(inner) &&
+        isPure(&inner) && llvm::all_of(inner.getOperands(), [&](Value v) {
+          return isInvariant(map.lookupOrDefault(v));
+        });
+    if (rowDivisionChecks && isa<arith::DivFOp>(inner) &&
+        inner.getResult(0).getType().isF32() && !fromRowValues &&
+        isInvariant(map.lookupOrDefault(inner.getOperand(1)))) {
+      auto [q, ok] =
+          emitRowQuotient(b, loc, map.lookupOrDefault(inner.getOperand(0)),
+                          map.lookupOrDefault(inner.getOperand(1)));
+      map.map(inner.getResult(0), q);
+      rowDivisionChecks->push_back(ok);
+      continue;
+    }
     if (auto index = dyn_cast<linalg::IndexOp>(inner)) {
       map.map(index.getResult(), loops[index.getDim()]);
     } else if (auto extract = dyn_cast<tensor::ExtractOp>(inner)) {
@@ -395,6 +458,9 @@ SmallVector<Value> kernels::emitBody(OpBuilder &b, Location loc,
     } else {
       b.clone(inner, map);
     }
+    if (fromRowValues)
+      for (Value result : inner.getResults())
+        invariant.insert(map.lookupOrDefault(result));
   }
   for (Value v : op.getBlock()->getTerminator()->getOperands())
     yielded.push_back(map.lookupOrDefault(v));

@@ -22,6 +22,7 @@
 #include "mlir/IR/AffineMap.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/PatternMatch.h"
+#include "llvm/ADT/DenseSet.h"
 
 #include <string>
 
@@ -84,12 +85,22 @@ using GivenOperandFn = function_ref<Value(OpOperand &)>;
 /// arguments, from `firstInput` on, are the op's tensor or scalar inputs,
 /// the inits it reads, its captured tensors and its captured scalars (in
 /// that order); `acc` is the reduction's accumulator (null otherwise).
+/// `rowValues`, where the caller emits the points of a row, holds the given
+/// values that are the same at all of them (a reduction's row result, a
+/// broadcast operand). With `rowDivisionChecks` too, an f32 division by such
+/// a value (or by one computed from them alone) becomes one reciprocal a row
+/// and three operations a point (nvfp4/Numerics/RowDivision.h), and the i1
+/// that says whether its operands lie inside that path's ranges is appended
+/// to `rowDivisionChecks`: the caller must compute the points again without
+/// it (IEEE divisions) where one is false.
 /// Returns the yielded values.
 SmallVector<Value> emitBody(OpBuilder &b, Location loc,
                             const LinalgKernelPlan &plan, ValueRange args,
                             ArrayRef<Value> loops, Value acc,
                             int64_t firstInput,
-                            GivenOperandFn given = nullptr);
+                            GivenOperandFn given = nullptr,
+                            const llvm::DenseSet<Value> *rowValues = nullptr,
+                            SmallVectorImpl<Value> *rowDivisionChecks = nullptr);
 
 /// `plan.combiner` applied to (lhs, rhs) in the combiner's operand order
 /// with the accumulator first.

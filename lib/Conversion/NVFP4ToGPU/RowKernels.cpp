@@ -200,30 +200,88 @@ emitChunk(OpBuilder &b, Location loc, const LinalgKernelPlan &plan,
     vectors[&operand] = vector;
   }
 
-  SmallVector<SmallVector<Value>> points;
-  for (int64_t e = 0; e < width; ++e) {
-    auto operandValue = [&](OpOperand &operand) -> Value {
-      if (given)
-        if (Value v = given(operand))
-          return v;
-      if (Value vector = vectors.lookup(&operand))
-        return vector::ExtractOp::create(b, loc, vector, e);
-      if (!isa<RankedTensorType>(operand.get().getType()))
-        return Value();
-      Value buffer = argumentOf(plan, args, firstInput, operand);
-      if (!buffer)
-        return Value();
-      return cache.scalars.lookup(
-          {buffer, op.getMatchingIndexingMap(&operand)});
-    };
-    Value j = e == 0 ? j0 : m.add(j0, m.c(e));
-    SmallVector<Value> yielded =
-        emitBody(b, loc, plan, args, loopsAt(outer, j), acc ? *acc : Value(),
-                 firstInput, operandValue);
+  // What every point of the chunk reads alike: the broadcast operands and
+  // the row values `given` supplies (emitBody divides by them through one
+  // reciprocal).
+  llvm::DenseSet<Value> rowValues;
+  for (auto &entry : cache.scalars)
+    rowValues.insert(entry.second);
+  if (given)
+    for (OpOperand &operand : op->getOpOperands())
+      if (Value v = given(operand))
+        rowValues.insert(v);
+
+  // The points in increasing order; with `checks`, divisions by row values
+  // take the reciprocal path and leave their range checks there.
+  Value acc0 = acc ? *acc : Value();
+  auto emitPoints = [&](SmallVectorImpl<Value> *checks) {
+    SmallVector<SmallVector<Value>> points;
+    Value running = acc0;
+    for (int64_t e = 0; e < width; ++e) {
+      auto operandValue = [&](OpOperand &operand) -> Value {
+        if (given)
+          if (Value v = given(operand))
+            return v;
+        if (Value vector = vectors.lookup(&operand))
+          return vector::ExtractOp::create(b, loc, vector, e);
+        if (!isa<RankedTensorType>(operand.get().getType()))
+          return Value();
+        Value buffer = argumentOf(plan, args, firstInput, operand);
+        if (!buffer)
+          return Value();
+        return cache.scalars.lookup(
+            {buffer, op.getMatchingIndexingMap(&operand)});
+      };
+      Value j = e == 0 ? j0 : m.add(j0, m.c(e));
+      SmallVector<Value> yielded =
+          emitBody(b, loc, plan, args, loopsAt(outer, j), running, firstInput,
+                   operandValue, &rowValues, checks);
+      if (acc)
+        running = yielded[0];
+      else
+        points.push_back(std::move(yielded));
+    }
     if (acc)
-      *acc = yielded[0];
-    else
-      points.push_back(std::move(yielded));
+      points.push_back({running});
+    return points;
+  };
+  auto flat = [](ArrayRef<SmallVector<Value>> points) {
+    SmallVector<Value> values;
+    for (const SmallVector<Value> &point : points)
+      llvm::append_range(values, point);
+    return values;
+  };
+
+  SmallVector<Value> checks;
+  SmallVector<SmallVector<Value>> points = emitPoints(&checks);
+  if (!checks.empty()) {
+    // One branch a chunk, not a point: if some point's division lies
+    // outside the reciprocal path's ranges (rare: an infinite, NaN or tiny
+    // dividend, a divisor outside [2^-50, 2^50]), the chunk is computed
+    // again with IEEE divisions.
+    Value allOk = checks.front();
+    for (Value check : ArrayRef(checks).drop_front())
+      allOk = arith::AndIOp::create(b, loc, allOk, check);
+    SmallVector<Value> fast = flat(points);
+    auto ifOk = scf::IfOp::create(b, loc, ValueRange(fast).getTypes(), allOk,
+                                  /*withElseRegion=*/true);
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(ifOk.thenBlock());
+      scf::YieldOp::create(b, loc, fast);
+      b.setInsertionPointToStart(ifOk.elseBlock());
+      scf::YieldOp::create(b, loc, flat(emitPoints(nullptr)));
+    }
+    ValueRange results = ifOk.getResults();
+    for (SmallVector<Value> &point : points)
+      for (Value &v : point) {
+        v = results.front();
+        results = results.drop_front();
+      }
+  }
+  if (acc) {
+    *acc = points.front().front();
+    return {};
   }
   return points;
 }

@@ -30,8 +30,20 @@
 // CHECK: arith.addf
 // CHECK: memref.store %{{.*}}, %[[SUMS]]
 // CHECK: gpu.barrier
+// The division by the row's sum: one reciprocal, then per element a
+// multiply and two fmas (correctly rounded: nvfp4/Numerics/RowDivision.h);
+// per chunk of 8 one branch to IEEE divisions where some element lies
+// outside that path's ranges.
 // CHECK: llvm.intr.exp2
-// CHECK: arith.divf
+// CHECK: %[[R:.*]] = arith.divf %[[ONE:.*]], %[[SUM:.*]] : f32
+// CHECK: %[[Q0:.*]] = arith.mulf %{{.*}}, %[[R]] : f32
+// CHECK: %[[E:.*]] = llvm.intr.fma(%[[Q0]], %[[SUM]], %{{.*}})
+// CHECK: %[[NE:.*]] = arith.negf %[[E]] : f32
+// CHECK: llvm.intr.fma(%[[NE]], %[[R]], %[[Q0]])
+// CHECK: %[[CHUNK:.*]]:8 = scf.if %{{.*}} -> (bf16, bf16, bf16, bf16, bf16, bf16, bf16, bf16) {
+// CHECK: } else {
+// CHECK-COUNT-8: arith.divf %{{.*}}, %[[SUM]] : f32
+// CHECK: }
 // CHECK-COUNT-4: vector.store %{{.*}}, %[[OUT]][%{{.*}}] {alignment = 16 : i64} : memref<131072xbf16>, vector<8xbf16>
 // CHECK-NOT: vector.load
 // CHECK: gpu.return
