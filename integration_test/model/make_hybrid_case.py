@@ -90,6 +90,14 @@ def main():
     parser.add_argument("--build", default=os.path.join(ROOT, "build"))
     parser.add_argument("--out", default=os.path.join(ROOT, "integration_test", "hybrid_case"))
     parser.add_argument("--model", default=os.path.join(ROOT, "examples", "hybrid_tiny_blocks.mlir"))
+    parser.add_argument("--jobs", type=int, default=4,
+                        help="CPU references run at once (each holds the model's weights: "
+                             "about 10 GB apiece for examples/hybrid_first_blocks.mlir)")
+    parser.add_argument("--without", default="",
+                        help="comma-separated info-only references not to compute: reference "
+                             "(the NVFP4 IR as written; its CPU pipeline needs ~20 GB at d = 5120)")
+    parser.add_argument("--reuse-reference", action="store_true",
+                        help="keep the references already written in --out")
     args = parser.parse_args()
     out, build = args.out, args.build
     os.makedirs(out, exist_ok=True)
@@ -109,20 +117,23 @@ def main():
     contractions = len(re.findall(r"linalg\.(?:batch_)?matmul ", text))
     bmms = len(re.findall(r"linalg\.batch_matmul ", text))
     bf16 = dict(reference, precision="--nvfp4-assign-precision=keep-first=2 keep-last=2")
-    with concurrent.futures.ThreadPoolExecutor(4) as pool:
-        jobs = [pool.submit(make_model_case.run_reference, build, out, "reference", text,
-                            **reference),
-                pool.submit(make_model_case.run_reference, build, out, "reference_fp32acc",
-                            make_model_case.fp32_accumulation(text, expected=bmms), **reference),
-                pool.submit(make_model_case.run_reference, build, out, "reference_bf16",
-                            make_model_case.fp32_accumulation(
-                                text, ops=("matmul", "batch_matmul"), expected=contractions),
-                            **bf16),
-                pool.submit(make_model_case.run_reference, build, out, "reference_bf16_fp64acc",
-                            make_model_case.fp32_accumulation(
-                                text, ops=("matmul", "batch_matmul"), expected=contractions,
-                                acc="f64"),
-                            **bf16)]
+    references = [
+        ("reference", text, reference),
+        ("reference_fp32acc", make_model_case.fp32_accumulation(text, expected=bmms), reference),
+        ("reference_bf16", make_model_case.fp32_accumulation(
+            text, ops=("matmul", "batch_matmul"), expected=contractions), bf16),
+        ("reference_bf16_fp64acc", make_model_case.fp32_accumulation(
+            text, ops=("matmul", "batch_matmul"), expected=contractions, acc="f64"), bf16)]
+    skipped = {name for name in args.without.split(",") if name}
+    if not skipped <= {"reference"}:
+        sys.exit("make_hybrid_case: --without takes only info-only references (reference)")
+    references = [r for r in references if r[0] not in skipped]
+    if args.reuse_reference:
+        references = [r for r in references
+                      if not os.path.exists(os.path.join(out, r[0] + ".f32"))]
+    with concurrent.futures.ThreadPoolExecutor(max(1, args.jobs)) as pool:
+        jobs = [pool.submit(make_model_case.run_reference, build, out, name, program, **options)
+                for name, program, options in references]
         for job in jobs:
             job.result()
 

@@ -233,7 +233,12 @@ def main():
         print("%s %s: output finite: %s" % ("PASS" if finite else "FAIL", bundle, finite))
         status |= not finite
         for name in references:
-            ref = np.fromfile(os.path.join(case, name + ".f32"), np.float32)
+            path = os.path.join(case, name + ".f32")
+            if name != judged and not os.path.exists(path):
+                # make_hybrid_case.py --without: an info-only reference not written
+                print("info %s vs %s: not in this case" % (bundle, name))
+                continue
+            ref = np.fromfile(path, np.float32)
             e = stage_check.error(y, ref)
             if name == judged:
                 ok = e[0] <= bound
