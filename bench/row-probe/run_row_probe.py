@@ -7,7 +7,7 @@ bound by instructions (the per-element div.rn.f32) or by bytes in flight per SM
   then mul.rn per element;  E: D plus the residual correction (2 fma: exact
   division where nothing under- or overflows);  G: what nvfp4-compile now emits
   (E with the range checks and one branch a chunk to div.rn);  X3: the same with .minnctapersm 3 (<= 40 registers).
-Times each on ROWS rows (the kernel's mask uses row % 16384), CUDA events,
+Cubins from make_row_probe.py. Times each on ROWS rows (the kernel's mask uses row % 16384), CUDA events,
 median of 10, and counts the output elements whose bits differ from A."""
 import sys, os
 import cupy as cp
