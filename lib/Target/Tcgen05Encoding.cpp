@@ -412,6 +412,65 @@ nvfp4::target::encodeNvfp4K96InstrDesc(CtaGroup Group, uint32_t M, uint32_t N,
   return encodeBlockScaledInstrDesc(Config);
 }
 
+Expected<BlockScaledInstrDesc>
+nvfp4::target::encodeMXInstrDesc(MmaKind Kind, ElementType AType,
+                                 ElementType BType, CtaGroup Group, uint32_t M,
+                                 uint32_t N, uint32_t ScaleFactorId) {
+  BlockScaledMmaConfig Config;
+  Config.Kind = Kind;
+  Config.Group = Group;
+  Config.M = M;
+  Config.N = N;
+  Config.AType = AType;
+  Config.BType = BType;
+  Config.ScaleType = ScaleFactorType::UE8M0;
+  switch (Kind) {
+  case MmaKind::MXF8F6F4:
+    // Only the 8-bit members: E2M1 under mxf8f6f4 is the unpacked
+    // one-nibble-per-byte container, which MXFP4's packed codes are not.
+    if ((AType != ElementType::E4M3 && AType != ElementType::E5M2) ||
+        (BType != ElementType::E4M3 && BType != ElementType::E5M2))
+      return Status::error("the MXFP8 MMA (.kind::mxf8f6f4) takes E4M3 or "
+                           "E5M2 operands");
+    Config.K = 32;
+    Config.VecSize = ScaleVecSize::X1;
+    break;
+  case MmaKind::MXF4:
+    Config.K = 64;
+    Config.VecSize = ScaleVecSize::X2;
+    break;
+  case MmaKind::MXF4NVF4:
+    return Status::error("the MX GEMM issues .kind::mxf8f6f4 or .kind::mxf4, "
+                         "not .kind::mxf4nvf4");
+  }
+  Config.ScaleFactorAId = ScaleFactorId;
+  Config.ScaleFactorBId = ScaleFactorId;
+  return encodeBlockScaledInstrDesc(Config);
+}
+
+uint32_t nvfp4::target::getKStepScaleAtoms(ScaleVecSize VecSize) {
+  return static_cast<uint32_t>(VecSize);
+}
+
+Expected<KStepMmaScales>
+nvfp4::target::getKStepMmaScales(ScaleVecSize VecSize, uint32_t Index) {
+  if (Index >= kMmasPerKStep)
+    return Status::error("MMA " + str(Index) + " is outside the " +
+                         str(kMmasPerKStep) + " MMAs of a K step");
+  // Blocks of the step this MMA reads: Index * (scales per MMA) onwards;
+  // an atom holds 4 of them, one byte each.
+  uint32_t PerMma = scaleCount(VecSize);
+  uint32_t FirstBlock = Index * PerMma;
+  KStepMmaScales Scales;
+  Scales.ScaleAtom = FirstBlock / kScaleAtomBlocks;
+  Scales.ScaleFactorId = FirstBlock % kScaleAtomBlocks;
+  if (!isValidScaleFactorId(VecSize, /*K96=*/false, Scales.ScaleFactorId))
+    return Status::error("internal: scale factor ID " +
+                         str(Scales.ScaleFactorId) + " for .scale_vec::" +
+                         str(PerMma) + "X");
+  return Scales;
+}
+
 Expected<K96MmaStep> nvfp4::target::getK96MmaStep(uint32_t Index) {
   if (Index >= kK96MmasPerGroup)
     return Status::error("K = 96 MMA " + str(Index) + " is outside the " +

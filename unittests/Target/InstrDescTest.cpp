@@ -547,3 +547,116 @@ TEST(InstrDesc, ShapeMessages) {
                                          16, 64, true)
                    .ok());
 }
+
+// The MX GEMM's descriptors, one per MMA of a 128-byte K step (docs/
+// Blackwell.md section 10). Fields from PTX ISA 9.7.16.4.2 Table 43
+// (.kind::mxf8f6f4: atype/btype E4M3 0, E5M2 1) and Table 44 (.kind::mxf4:
+// E2M1 1), bit 23 UE8M0 = 1; the scale factor IDs walk the bytes (1X,
+// 9.7.16.10.7.2.1 "SFA_ID specifies the byte offset in the Tensor Memory
+// word") or half words (2X, 9.7.16.10.7.2.2 "the half word offset") of the
+// scale words. CUTLASS writes the same codes (include/cute/arch/
+// mma_sm100_desc.hpp: MXF8F6F4Format E4M3 = 0, E5M2 = 1; MXF4Format E2M1
+// = 1; ScaleFormat UE8M0 = 1) and takes the IDs from bits 30-31 of the
+// scale TMEM address (make_runtime_instr_desc_block_scaled), which the
+// kernel sets too. The fields MX shares with NVFP4 (N, M, K-major, IDs at
+// 4-5 and 29-30) are the ones CUTLASS's NVFP4 kernel sets in 0x08200480
+// (../shared/reference/cutlass-ptx/README.md; the MMA at
+// cutlass_72a_1sm.sm_100a.ptx line 1675).
+TEST(InstrDesc, MXGemmKSteps) {
+  constexpr uint32_t Base = (128u >> 3) << 17 // N = 128
+                            | (1u << 23)      // UE8M0
+                            | (128u >> 7) << 27; // M = 128
+  EXPECT_EQ(Base, 0x08A00000u);
+  for (uint32_t J = 0; J < kMmasPerKStep; ++J) {
+    // MXFP8: one 32-element block per MMA, the four MMAs take bytes 0-3.
+    Expected<KStepMmaScales> S8 = getKStepMmaScales(ScaleVecSize::X1, J);
+    ASSERT_TRUE(S8.ok()) << S8.message();
+    EXPECT_EQ(S8->ScaleAtom, 0u);
+    EXPECT_EQ(S8->ScaleFactorId, J);
+    Expected<BlockScaledInstrDesc> E4 =
+        encodeMXInstrDesc(MmaKind::MXF8F6F4, ElementType::E4M3,
+                          ElementType::E4M3, CtaGroup::One, 128, 128, J);
+    ASSERT_TRUE(E4.ok()) << E4.message();
+    EXPECT_EQ(E4->Value, Base | J << 29 | J << 4);
+    Expected<BlockScaledInstrDesc> E5 =
+        encodeMXInstrDesc(MmaKind::MXF8F6F4, ElementType::E5M2,
+                          ElementType::E5M2, CtaGroup::One, 128, 128, J);
+    ASSERT_TRUE(E5.ok());
+    EXPECT_EQ(E5->Value, Base | 1u << 7 | 1u << 10 | J << 29 | J << 4);
+    Expected<BlockScaledInstrDesc> Mixed =
+        encodeMXInstrDesc(MmaKind::MXF8F6F4, ElementType::E4M3,
+                          ElementType::E5M2, CtaGroup::One, 128, 128, J);
+    ASSERT_TRUE(Mixed.ok());
+    EXPECT_EQ(Mixed->Value, Base | 1u << 10 | J << 29 | J << 4);
+    // MXFP4: two blocks per MMA, atom J / 2, half word 2 (J % 2).
+    Expected<KStepMmaScales> S4 = getKStepMmaScales(ScaleVecSize::X2, J);
+    ASSERT_TRUE(S4.ok());
+    EXPECT_EQ(S4->ScaleAtom, J / 2);
+    EXPECT_EQ(S4->ScaleFactorId, 2 * (J % 2));
+    Expected<BlockScaledInstrDesc> F4 =
+        encodeMXInstrDesc(MmaKind::MXF4, ElementType::E2M1, ElementType::E2M1,
+                          CtaGroup::One, 128, 128, S4->ScaleFactorId);
+    ASSERT_TRUE(F4.ok());
+    EXPECT_EQ(F4->Value, Base | 1u << 7 | 1u << 10 |
+                             S4->ScaleFactorId << 29 | S4->ScaleFactorId << 4);
+    // NVFP4 (4X) keeps one atom per MMA and ID 0.
+    Expected<KStepMmaScales> S16 = getKStepMmaScales(ScaleVecSize::X4, J);
+    ASSERT_TRUE(S16.ok());
+    EXPECT_EQ(S16->ScaleAtom, J);
+    EXPECT_EQ(S16->ScaleFactorId, 0u);
+  }
+  EXPECT_EQ(encodeMXInstrDesc(MmaKind::MXF8F6F4, ElementType::E4M3,
+                              ElementType::E4M3, CtaGroup::One, 128, 128, 0)
+                ->Value,
+            0x08A00000u);
+  EXPECT_EQ(encodeMXInstrDesc(MmaKind::MXF4, ElementType::E2M1,
+                              ElementType::E2M1, CtaGroup::One, 128, 128, 2)
+                ->Value,
+            0x48A004A0u);
+  EXPECT_EQ(getKStepScaleAtoms(ScaleVecSize::X1), 1u);
+  EXPECT_EQ(getKStepScaleAtoms(ScaleVecSize::X2), 2u);
+  EXPECT_EQ(getKStepScaleAtoms(ScaleVecSize::X4), 4u);
+  EXPECT_FALSE(getKStepMmaScales(ScaleVecSize::X1, 4).ok());
+  // E2M1 under mxf8f6f4 is the unpacked container, not MXFP4's packed
+  // codes; 2X takes half words only.
+  EXPECT_FALSE(encodeMXInstrDesc(MmaKind::MXF8F6F4, ElementType::E2M1,
+                                 ElementType::E4M3, CtaGroup::One, 128, 128, 0)
+                   .ok());
+  EXPECT_FALSE(encodeMXInstrDesc(MmaKind::MXF4, ElementType::E2M1,
+                                 ElementType::E2M1, CtaGroup::One, 128, 128, 1)
+                   .ok());
+  EXPECT_FALSE(encodeMXInstrDesc(MmaKind::MXF4NVF4, ElementType::E2M1,
+                                 ElementType::E2M1, CtaGroup::One, 128, 128, 0)
+                   .ok());
+}
+
+// Independent of getKStepMmaScales: MMA j of a K step covers elements
+// [j K, (j + 1) K) of each row (K = 64 E2M1 or 32 FP8 codes = 32 bytes);
+// its first scale block is j K / block; the 128x4 atom order puts block b
+// in atom b / 4, and tcgen05.cp.32x128b.warpx4 puts byte b % 4 of a row's
+// atom word in byte b % 4 of its TMEM word (getScaleFactorTmemLocation),
+// so the MMA's scale factor ID is the byte the block lands in, and its
+// remaining scales (2X: 2, 4X: 4) are the following bytes of that word.
+TEST(InstrDesc, KStepScalesFollowTheAtomBytes) {
+  struct Form {
+    ScaleVecSize Vec;
+    uint32_t MmaK, Block;
+  };
+  for (Form F : {Form{ScaleVecSize::X1, 32, 32}, Form{ScaleVecSize::X2, 64, 32},
+                 Form{ScaleVecSize::X4, 64, 16}})
+    for (uint32_t J = 0; J < 4; ++J) {
+      Expected<KStepMmaScales> S = getKStepMmaScales(F.Vec, J);
+      ASSERT_TRUE(S.ok());
+      uint32_t PerMma = F.MmaK / F.Block;
+      for (uint32_t I = 0; I < PerMma; ++I) {
+        uint32_t Block = J * F.MmaK / F.Block + I;
+        EXPECT_EQ(S->ScaleAtom, Block / 4);
+        Expected<ScaleFactorTmemLocation> Loc =
+            getScaleFactorTmemLocation(/*Row=*/37, I, F.Vec, S->ScaleFactorId);
+        ASSERT_TRUE(Loc.ok()) << Loc.message();
+        EXPECT_EQ(Loc->Byte, Block % 4);
+        EXPECT_EQ(Loc->Lane, 37u % 32);
+        EXPECT_EQ(Loc->Column, 37u / 32);
+      }
+    }
+}

@@ -148,6 +148,49 @@ Expected<BlockScaledInstrDesc> encodeNvfp4K96InstrDesc(CtaGroup Group,
                                                        uint32_t M, uint32_t N,
                                                        uint32_t ScaleFactorId);
 
+/// The MX GEMM descriptors (docs/Blackwell.md section 10): MXFP8 through
+/// .kind::mxf8f6f4 (`AType`/`BType` E4M3 or E5M2, K = 32, .scale_vec::1X)
+/// and MXFP4 through .kind::mxf4 (E2M1 x E2M1, K = 64, .scale_vec::2X),
+/// UE8M0 scales, dense, K-major, scale factor IDs `ScaleFactorId` for both
+/// operands (1X: byte 0-3 of the scale word, 2X: half word 0 or 2).
+Expected<BlockScaledInstrDesc> encodeMXInstrDesc(MmaKind Kind,
+                                                 ElementType AType,
+                                                 ElementType BType,
+                                                 CtaGroup Group, uint32_t M,
+                                                 uint32_t N,
+                                                 uint32_t ScaleFactorId);
+
+/// Bytes of codes of one row that one K step of the tcgen05 and sm_120a
+/// GEMMs holds (one 128-byte swizzle row), and what one MMA reads of them:
+/// 64 E2M1 codes (mxf4*) or 32 one-byte codes (mxf8f6f4) = 32 bytes. So
+/// every kind issues 4 MMAs per K step.
+inline constexpr uint32_t kKStepRowBytes = 128;
+inline constexpr uint32_t kMmaRowBytes = 32;
+inline constexpr uint32_t kMmasPerKStep = kKStepRowBytes / kMmaRowBytes;
+
+/// Where MMA `Index` (0-3) of a K step reads its scales, when the step's
+/// scales are stored as 128x4 atoms -- atom a holds scale blocks 4a..4a+3
+/// of the step, and tcgen05.cp.32x128b.warpx4 puts block 4a + j of row r
+/// into byte j of the row's word (section 3) -- at Tensor Memory columns 4
+/// apart:
+///
+///   4X (NVFP4, 16-element blocks: 4 per MMA)  atom Index,     ID 0;
+///   2X (MXFP4, 32-element blocks: 2 per MMA)  atom Index / 2, ID 2 (Index % 2);
+///   1X (MXFP8, 32 one-byte codes: 1 per MMA)  atom 0,         ID Index.
+///
+/// The ID is the byte (1X) or half word (2X) offset of the MMA's scales in
+/// the word (PTX ISA 9.7.16.10.7.2.1-3 and 9.7.16.10.7.3.1-3). The same
+/// bytes are the byte-id selector of sm_120a's mma.sync forms.
+struct KStepMmaScales {
+  uint32_t ScaleAtom = 0;     ///< The atom (group of 4 TMEM columns).
+  uint32_t ScaleFactorId = 0; ///< The scale factor ID / byte-id.
+};
+Expected<KStepMmaScales> getKStepMmaScales(ScaleVecSize VecSize,
+                                           uint32_t Index);
+
+/// 128x4 scale atoms per K step: 4 (4X), 2 (2X), 1 (1X).
+uint32_t getKStepScaleAtoms(ScaleVecSize VecSize);
+
 /// Codes of E2M1 that one K-major SWIZZLE_128B row holds (128 bytes), and
 /// the K of the group after which K = 96 MMAs line up with such rows again:
 /// lcm(96, 256) = 768 codes = 8 MMAs over 3 rows.

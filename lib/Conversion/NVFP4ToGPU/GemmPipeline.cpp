@@ -27,9 +27,6 @@ using namespace mlir::nvfp4::kernels;
 
 namespace {
 constexpr unsigned kGeneric = 0, kGlobal = 1, kShared = 3, kSharedCluster = 7;
-/// A row of a 256-wide K step holds 16 linear scale bytes (one per
-/// 16-block): the tcgen05 paths, which take only that step.
-constexpr int64_t kScaleBytesPerRow = kGemmTileK / 16;
 } // namespace
 
 //===----------------------------------------------------------------------===//
@@ -279,6 +276,12 @@ GemmPlan kernels::makeGemmPlan(const ::nvfp4::target::ChipInfo &chip,
   plan.alphaConstant = ::nvfp4::numerics::gemmAlphaConstant(
       lhs.hasDecodeScale(), rhs.hasDecodeScale());
   plan.chip = &chip;
+  // MX operands (both MX: scaled_matmul_c5): one-byte MXFP8 codes, blocks
+  // of 32 (docs/Numerics.md section 11).
+  if (lhs.isMX()) {
+    plan.codeBits = isa<Float4E2M1FNType>(lhs.getElementType()) ? 4 : 8;
+    plan.scaleBlockK = lhs.getBlockCols();
+  }
   if (chip.has(::nvfp4::target::Instruction::Tcgen05BlockScaleMma)) {
     // What tcgen05.cp reads, and who releases a stage (Tcgen05Matmul.cpp).
     plan.scaleStaging = GemmScaleStaging::Atoms128x4;
@@ -803,7 +806,7 @@ void GemmPipelineEmitter::copyScaleAtoms(const GemmOperand &op, Value scales,
     // last one instead, so no copy reads past the buffer; its scales feed
     // only outputs the epilogue does not store.
     int64_t paddedRows = llvm::alignTo(op.rows, 128);
-    int64_t atomsPerRow = llvm::alignTo(plan.k / 16, 4) / 4;
+    int64_t atomsPerRow = llvm::alignTo(plan.k / plan.scaleBlockK, 4) / 4;
     int64_t runBytes = plan.scaleAtomsPerStep() * 512;
     for (int64_t a = 0; a < op.tileRows / 128; ++a) {
       Value atomRow = arith::MinUIOp::create(
@@ -1072,17 +1075,20 @@ void GemmPipelineEmitter::stageScalesAsAtoms(const GemmOperand &op,
                                              Value scales, Value batch,
                                              Value tileRow0, Value kStep,
                                              Value stageBase) {
-  // A K step's 16 linear scale bytes of a row are 4 bytes for each of the
-  // 4 atoms of the step: lane l takes rows l, l + 32, ... and moves them
-  // with one 16-byte load and four 4-byte stores to
-  //   atom (r / 128, j) at (4 (r / 128) + j) * 512, byte
+  // A K step's linear scale bytes of a row (NVFP4 16, MXFP4 8, MXFP8 4)
+  // are 4 bytes for each of the A atoms of the step: lane l takes rows l,
+  // l + 32, ... and moves them with one 16- (8-, 4-) byte load and A
+  // 4-byte stores to
+  //   atom (r / 128, j) at (A (r / 128) + j) * 512, byte
   //   (r % 32) * 16 + ((r % 128) / 32) * 4  (getSm100ScaleAtomOffset).
   // Rows past the matrix edge are not written: their stale scales only
   // feed outputs that the epilogue does not store.
   Value valid = validRows(op, tileRow0);
-  int64_t scaleRowBytes = plan.k / 16;
+  int64_t scaleRowBytes = plan.k / plan.scaleBlockK;
+  int64_t stepBytes = plan.scaleStepBytes();
+  int64_t atoms = plan.scaleAtomsPerStep();
   Value batchRow0 = add(mul(batch, c32(op.rows)), tileRow0);
-  auto vec4 = VectorType::get({4}, b.getI32Type());
+  auto vec4 = VectorType::get({atoms}, b.getI32Type());
   for (int64_t r0 = 0; r0 < op.tileRows; r0 += 32) {
     Value r = add(lane, c32(r0));
     auto ifValid = scf::IfOp::create(b, loc, ult(r, valid), false);
@@ -1094,12 +1100,12 @@ void GemmPipelineEmitter::stageScalesAsAtoms(const GemmOperand &op,
     Value src = LLVM::GEPOp::create(
         b, loc, scales.getType(), b.getI8Type(), scales,
         ValueRange{offset64(b, loc, row, scaleRowBytes,
-                            mul(kStep, c32(kScaleBytesPerRow)))});
-    Value words = LLVM::LoadOp::create(b, loc, vec4, src, 16);
+                            mul(kStep, c32(stepBytes)))});
+    Value words = LLVM::LoadOp::create(b, loc, vec4, src, stepBytes);
     Value inAtom = add(mul(andi(r, 31), c32(16)),
                        mul(lshr(andi(r, 127), 5), c32(4)));
-    Value atomRow = mul(lshr(r, 7), c32(4 * 512));
-    for (int64_t j = 0; j < 4; ++j) {
+    Value atomRow = mul(lshr(r, 7), c32(atoms * 512));
+    for (int64_t j = 0; j < atoms; ++j) {
       Value word = LLVM::ExtractElementOp::create(
           b, loc, words,
           arith::ConstantIntOp::create(b, loc, b.getI32Type(), j));
@@ -1167,8 +1173,9 @@ Value GemmPipelineEmitter::epilogueScale() {
   // kernel).
   if (plan.splitK > 1)
     return arith::ConstantOp::create(b, loc, b.getF32FloatAttr(1.0f));
-  // 16-bit operands carry no tensor scale.
-  if (plan.operandElement)
+  // 16-bit operands and MX operands (docs/Numerics.md section 11) carry no
+  // tensor scale.
+  if (plan.operandElement || plan.scaleBlockK == kMXBlockSize)
     return args[6];
   auto amax = [&](Value buffer) {
     return loadAmax(b, loc, buffer);

@@ -305,13 +305,20 @@ struct GemmPlan : GemmSchedule {
   int64_t freeBarrierByte() const { return 16 * stages; }
 
   int64_t kSteps() const { return k / tileK; }
-  /// Bytes of one row of codes in a stage (tileK / 2), and the TMA swizzle
-  /// span of the code tiles: the same number (128 or 64).
-  int64_t codesRowBytes() const { return tileK / 2; }
-  /// Scale bytes of one row per K step (tileK / 16). A stage holds linear
-  /// scales in rows of kStageScaleRowBytes all the same (a TMA box's inner
-  /// extent is a multiple of 16 bytes, 8 bytes cannot be copied alone).
-  int64_t scaleStepBytes() const { return tileK / 16; }
+  /// Bits of one code (4: E2M1, NVFP4 and MXFP4; 8: MXFP8) and elements
+  /// per scale block along K (16: NVFP4; 32: MX) of the operands: the
+  /// format of the block-scaled family the plan multiplies (makeGemmPlan).
+  int64_t codeBits = 4;
+  int64_t scaleBlockK = 16;
+  /// Bytes of one row of codes in a stage (tileK / 2 for E2M1, tileK for
+  /// MXFP8), and the TMA swizzle span of the code tiles: the same number
+  /// (128 or 64).
+  int64_t codesRowBytes() const { return tileK * codeBits / 8; }
+  /// Scale bytes of one row per K step (tileK / 16 for NVFP4). A stage
+  /// holds linear scales in rows of kStageScaleRowBytes all the same (a TMA
+  /// box's inner extent is a multiple of 16 bytes, 8 bytes cannot be
+  /// copied alone).
+  int64_t scaleStepBytes() const { return tileK / scaleBlockK; }
   /// With tileK = 128, linear scales copied by TMA arrive once per pair of
   /// K steps: the even step's stage receives the 16 bytes of both (the box
   /// at the even step's first byte), the odd step's stage none. The
@@ -322,8 +329,9 @@ struct GemmPlan : GemmSchedule {
     return tileK == kGemmTileKHalf &&
            (scalesByTensorMap(a) || scalesByTensorMap(b));
   }
-  /// 128x4 scale atoms (512 bytes, 4 blocks of 16) per 128 rows and K step.
-  int64_t scaleAtomsPerStep() const { return tileK / 64; }
+  /// 128x4 scale atoms (512 bytes, 4 blocks) per 128 rows and K step: 4
+  /// or 2 for NVFP4, 2 for MXFP4, 1 for MXFP8 (128-byte code rows).
+  int64_t scaleAtomsPerStep() const { return scaleStepBytes() / 4; }
   /// The K steps one CTA walks (all of them unless split-K).
   int64_t kStepsPerCTA() const { return kSteps() / splitK; }
   /// Tiles of C over all batch elements.
@@ -756,6 +764,30 @@ std::optional<GemmPlan> planBF16Gemm(const ::nvfp4::target::ChipInfo &chip,
 void launchBF16Gemm(OpBuilder &b, Location loc, ModuleOp module,
                     const GemmPlan &plan, int64_t k, Value lhs, Value rhs,
                     Value alpha, Value result, StringRef name);
+
+/// Whether `chip` has a block-scaled tensor-core GEMM for MX operands
+/// (MXBlockScaledGemm.cpp): tcgen05 .kind::mxf8f6f4 / .kind::mxf4 on
+/// sm_100a and sm_103a.
+bool hasMXBlockScaledGemm(const ::nvfp4::target::ChipInfo &chip);
+
+/// The plan of the MX GEMM C = alpha * A B^T of MX operands `lhs` and
+/// `rhs` on `chip`'s block-scaled MMA: 128 x 128 tiles, a K step of 128
+/// code bytes a row (128 MXFP8 or 256 MXFP4 elements), persistent where
+/// the tiles exceed the SMs; or nothing, with `whyNot` saying why (mixed
+/// MXFP8 x MXFP4, K, the chip). Defined in MXBlockScaledGemm.cpp.
+std::optional<GemmPlan>
+planMXBlockScaledGemm(const ::nvfp4::target::ChipInfo &chip,
+                      BlockScaledTensorType lhs, BlockScaledTensorType rhs,
+                      Type resultElement, std::string &whyNot);
+
+/// Launches the MX GEMM of `plan` (planMXBlockScaledGemm) on the converted
+/// operands `lhs` and `rhs` (codes, scales, amax) into the device buffer
+/// `result`, scaled by the f32 `alpha`; the kernel is named
+/// `name`_tcgen05_<schedule>. Defined in MXBlockScaledGemm.cpp.
+void launchMXBlockScaledGemm(OpBuilder &b, Location loc, ModuleOp module,
+                             const GemmPlan &plan, ValueRange lhs,
+                             ValueRange rhs, Value alpha, Value result,
+                             StringRef name);
 
 /// Builds the sm_100a/sm_103a kernel: the shared pipeline (codes in the
 /// 128-byte swizzle, scales as 128x4 atoms) feeding one MMA warp that

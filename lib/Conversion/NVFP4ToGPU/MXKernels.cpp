@@ -453,14 +453,24 @@ struct MXScaledMatmulToGPU : OpConversionPattern<ScaledMatmulOp> {
     if (gemmKernel == MXGemmKernel::Simt)
       return std::nullopt;
     bool forced = gemmKernel == MXGemmKernel::TensorCore;
+    int64_t batch = product(lhs.getBatchShape());
+    int64_t m = lhs.getRows(), n = rhs.getRows(), k = lhs.getCols();
+    if (hasMXBlockScaledGemm(chip)) {
+      // The block-scaled MMA reads the MX codes and scales as they are:
+      // no decode, no scratch, so no size threshold (as for NVFP4).
+      std::string why;
+      std::optional<GemmPlan> plan =
+          planMXBlockScaledGemm(chip, lhs, rhs, resultElement, why);
+      if (!plan && forced)
+        whyNot = why;
+      return plan;
+    }
     if (!hasBF16GemmKernel(chip)) {
       if (forced)
         whyNot = "no tensor-core MX GEMM on " + std::string(chip.name) +
                  " yet (the SIMT kernel runs there)";
       return std::nullopt;
     }
-    int64_t batch = product(lhs.getBatchShape());
-    int64_t m = lhs.getRows(), n = rhs.getRows(), k = lhs.getCols();
     if (!forced && batch * m * n * k < kMXTensorCoreMinMultiplyAdds)
       return std::nullopt;
     std::string why;
@@ -498,7 +508,13 @@ struct MXScaledMatmulToGPU : OpConversionPattern<ScaledMatmulOp> {
         lhs, rhs, resultType.getElementType(), whyNot);
     if (!whyNot.empty())
       return op.emitOpError("cannot use mx-gemm=tensor-core: ") << whyNot;
-    if (plan) {
+    if (plan && plan->scaleStaging == GemmScaleStaging::Atoms128x4) {
+      // sm_100a / sm_103a: tcgen05 .kind::mxf8f6f4 / .kind::mxf4 on the
+      // codes and scales as they are.
+      launchMXBlockScaledGemm(
+          rewriter, loc, module, *plan, adaptor.getLhs(), adaptor.getRhs(),
+          alpha, result, mxMatmulName(lhs, rhs, resultType.getElementType()));
+    } else if (plan) {
       // Both operands as exact BF16 values, [batch * rows, K] row-major
       // (the dequantize kernel: fp32(elem * 2^e), then RNE to BF16, which
       // keeps the value in the range of docs/Numerics.md 11.7), then the

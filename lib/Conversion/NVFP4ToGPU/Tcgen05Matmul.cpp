@@ -141,6 +141,20 @@ constexpr int64_t kLoadColumns = 32;
 /// The constants of one kernel, all from the Tcgen05Encoding encoders.
 struct Tcgen05Constants {
   uint32_t instrDesc = 0;
+  /// The MMA of the operands' format (docs/Blackwell.md section 10):
+  /// NVFP4 .kind::mxf4nvf4.block16 (scale_vec::4X), MXFP8
+  /// .kind::mxf8f6f4.block32 (scale_vec::1X), MXFP4 .kind::mxf4.block32
+  /// (scale_vec::2X).
+  NVVM::MMABlockScaleKind kind = NVVM::MMABlockScaleKind::MXF4NVF4;
+  NVVM::Tcgen05MMABlockScale blockScale = NVVM::Tcgen05MMABlockScale::BLOCK16;
+  /// The 128x4 scale atoms of a K step per 128 rows (4 NVFP4, 2 MXFP4, 1
+  /// MXFP8), and for each of the step's MMAs its instruction descriptor,
+  /// scale atom and scale factor ID (getKStepMmaScales; NVFP4: instrDesc,
+  /// atom j, ID 0).
+  int64_t scaleAtomsPerStep = kMmaSteps;
+  uint32_t stepInstrDesc[kMmaSteps] = {};
+  uint32_t stepScaleAtom[kMmaSteps] = {};
+  uint32_t stepScaleId[kMmaSteps] = {};
   /// K = 96 (plan.mmaK == 96): the descriptors with scale factor IDs 0 and
   /// 2, and the codes' descriptor in the absolute leading-dimension mode.
   uint32_t instrDescK96[2] = {0, 0};
@@ -220,6 +234,66 @@ tgt::Expected<Tcgen05Constants> planConstants(const GemmPlan &plan) {
   if (!idesc.ok())
     return fail(idesc.message());
   c.instrDesc = idesc->Value;
+  // The MX kinds: both operands' codes are one 128-byte row per K step
+  // (MXFP8 128 codes, MXFP4 256), 4 MMAs of 32 bytes, like NVFP4's; only
+  // the descriptor and the scales each MMA reads differ.
+  tgt::ScaleVecSize vecSize = tgt::ScaleVecSize::X4;
+  bool mx = plan.scaleBlockK == kMXBlockSize;
+  if (mx) {
+    auto elementOf = [](const GemmOperand &op) -> std::optional<
+                                                   tgt::ElementType> {
+      Type t = op.type.getElementType();
+      if (isa<Float8E4M3FNType>(t))
+        return tgt::ElementType::E4M3;
+      if (isa<Float8E5M2Type>(t))
+        return tgt::ElementType::E5M2;
+      if (isa<Float4E2M1FNType>(t))
+        return tgt::ElementType::E2M1;
+      return std::nullopt;
+    };
+    std::optional<tgt::ElementType> aType = elementOf(plan.a),
+                                    bType = elementOf(plan.b);
+    if (!aType || !bType)
+      return fail("unexpected MX element type");
+    bool fp4 = *aType == tgt::ElementType::E2M1;
+    if (fp4 != (*bType == tgt::ElementType::E2M1))
+      return fail("MXFP8 x MXFP4 has no tcgen05 form here (.kind::mxf8f6f4 "
+                  "reads E2M1 from byte containers, not MXFP4's packed "
+                  "codes)");
+    if (c.pair)
+      return fail("the CTA pair (_cg2) is built for NVFP4 only");
+    if (plan.mmaK != kMmaK)
+      return fail("the K = 96 MMA (_mk96) is an NVFP4 form (.kind::mxf4nvf4)");
+    if (plan.codesRowBytes() != tgt::kKStepRowBytes)
+      return fail("an MX K step of the tcgen05 kernel is 128 code bytes a row "
+                  "(K step 128 for MXFP8, 256 for MXFP4)");
+    c.kind = fp4 ? NVVM::MMABlockScaleKind::MXF4
+                 : NVVM::MMABlockScaleKind::MXF8F6F4;
+    c.blockScale = NVVM::Tcgen05MMABlockScale::BLOCK32;
+    vecSize = fp4 ? tgt::ScaleVecSize::X2 : tgt::ScaleVecSize::X1;
+    for (int64_t j = 0; j < kMmaSteps; ++j) {
+      auto scales = tgt::getKStepMmaScales(vecSize, j);
+      if (!scales.ok())
+        return fail(scales.message());
+      auto mxDesc = tgt::encodeMXInstrDesc(
+          fp4 ? tgt::MmaKind::MXF4 : tgt::MmaKind::MXF8F6F4, *aType, *bType,
+          group, plan.tileM, plan.tileN, scales->ScaleFactorId);
+      if (!mxDesc.ok())
+        return fail(mxDesc.message());
+      c.stepInstrDesc[j] = mxDesc->Value;
+      c.stepScaleAtom[j] = scales->ScaleAtom;
+      c.stepScaleId[j] = scales->ScaleFactorId;
+    }
+  } else {
+    for (int64_t j = 0; j < kMmaSteps; ++j) {
+      c.stepInstrDesc[j] = c.instrDesc;
+      c.stepScaleAtom[j] = j;
+    }
+  }
+  c.scaleAtomsPerStep = tgt::getKStepScaleAtoms(vecSize);
+  if (plan.scaleAtomsPerStep() != c.scaleAtomsPerStep)
+    return fail("the K step's scale atoms do not match the MMA's scale "
+                "vector");
   if (plan.mmaK != kMmaK) {
     if (plan.mmaK != 96)
       return fail("the tcgen05 MMA has K = 64 or 96");
@@ -263,10 +337,11 @@ tgt::Expected<Tcgen05Constants> planConstants(const GemmPlan &plan) {
     c.codesDescK96 = absolute->Value;
   }
 
-  auto copies = tgt::planScaleFactorCopy(plan.tileM, kGemmTileK / 16, 0);
+  auto copies =
+      tgt::planScaleFactorCopy(plan.tileM, plan.scaleStepBytes(), 0);
   if (!copies.ok())
     return fail(copies.message());
-  if (copies->AtomsM != 1 || copies->AtomsK != kMmaSteps ||
+  if (copies->AtomsM != 1 || copies->AtomsK != c.scaleAtomsPerStep ||
       copies->ColumnsPerMmaStep != kScaleColumnsPerStep)
     return fail("unexpected tcgen05.cp plan for the scale tile");
   auto scalesDesc = tgt::encodeTcgen05SmemDescriptor(copies->FirstAtom);
@@ -276,7 +351,8 @@ tgt::Expected<Tcgen05Constants> planConstants(const GemmPlan &plan) {
   c.atomStrideK = copies->AtomStrideK;
   // B's scale rows: the 128 x 128 tile's, or the pair's 256 (two atoms per
   // MMA step, copied to columns +0 and +4 of its 8).
-  auto copiesB = tgt::planScaleFactorCopy(plan.tileN, kGemmTileK / 16, 0);
+  auto copiesB =
+      tgt::planScaleFactorCopy(plan.tileN, plan.scaleStepBytes(), 0);
   if (!copiesB.ok())
     return fail(copiesB.message());
   if (copiesB->AtomStrideK != copies->AtomStrideK ||
@@ -287,7 +363,7 @@ tgt::Expected<Tcgen05Constants> planConstants(const GemmPlan &plan) {
   c.atomStrideMB = copiesB->AtomStrideM;
   c.sfbColumnsPerStep = copiesB->ColumnsPerMmaStep;
   c.scaleColumnsPerStage =
-      kMmaSteps * (kScaleColumnsPerStep + c.sfbColumnsPerStep);
+      c.scaleAtomsPerStep * (kScaleColumnsPerStep + c.sfbColumnsPerStep);
 
   // Two accumulator stages where they leave room for the scales. The
   // pair's 256 columns per stage do not: like CUTLASS's 2-SM kernel
@@ -449,12 +525,8 @@ struct Tcgen05Kernel {
   void mma(Value aDesc, Value bDesc, Value idesc, Value accumulate, Value sfa,
            Value sfb, Value acc) {
     NVVM::Tcgen05MMABlockScaleOp::create(
-        b, loc,
-        NVVM::MMABlockScaleKindAttr::get(ctx(),
-                                         NVVM::MMABlockScaleKind::MXF4NVF4),
-        group(),
-        NVVM::Tcgen05MMABlockScaleAttr::get(
-            ctx(), NVVM::Tcgen05MMABlockScale::BLOCK16),
+        b, loc, NVVM::MMABlockScaleKindAttr::get(ctx(), c.kind), group(),
+        NVVM::Tcgen05MMABlockScaleAttr::get(ctx(), c.blockScale),
         NVVM::Tcgen05MMACollectorOpAttr::get(
             ctx(), NVVM::Tcgen05MMACollectorOp::DISCARD),
         tmemPtr(acc), aDesc, bDesc, idesc, accumulate, tmemPtr(sfa),
@@ -554,7 +626,6 @@ struct Tcgen05Kernel {
   /// kSteps - 1, accumulating at TMEM address `acc`.
   void emitMmaK64(Value stepBase, Value acc) {
     const GemmPlan &plan = e.plan;
-    Value idesc = e.c32(c.instrDesc);
     auto loop = scf::ForOp::create(b, loc, e.c32(0), e.c32(plan.kSteps()),
                                    e.c32(1));
     OpBuilder::InsertionGuard guard(b);
@@ -589,32 +660,44 @@ struct Tcgen05Kernel {
       }
       Value scaleColumns = e.add(e.c32(c.scaleColumnBase),
                                  e.mul(slot, e.c32(c.scaleColumnsPerStage)));
-      auto sfa = [&](int64_t step) {
+      // Atom a of the step's scales (blocks 4a..4a+3) at column + 4a.
+      auto sfa = [&](int64_t atom) {
         return tmemColumn(
-            e.add(scaleColumns, e.c32(step * kScaleColumnsPerStep)));
+            e.add(scaleColumns, e.c32(atom * kScaleColumnsPerStep)));
       };
-      auto sfb = [&](int64_t step) {
-        return tmemColumn(
-            e.add(scaleColumns, e.c32(kMmaSteps * kScaleColumnsPerStep +
-                                      step * c.sfbColumnsPerStep)));
+      auto sfb = [&](int64_t atom) {
+        return tmemColumn(e.add(
+            scaleColumns, e.c32(c.scaleAtomsPerStep * kScaleColumnsPerStep +
+                                atom * c.sfbColumnsPerStep)));
       };
       // Scales: shared 128x4 atoms -> TMEM, replicated into the four
       // 32-lane sub-partitions by .warpx4.
-      for (int64_t step = 0; step < kMmaSteps; ++step)
-        copyScales(sfa(step), sfb(step), base, step);
+      for (int64_t atom = 0; atom < c.scaleAtomsPerStep; ++atom)
+        copyScales(sfa(atom), sfb(atom), base, atom);
       // MMA step j reads code bytes 32j..32j+31 of each row; TMEM is not
       // zeroed, so the tile's first MMA overwrites.
       Value accumulate = arith::CmpIOp::create(
           b, loc, arith::CmpIPredicate::ne, tileStep, e.c32(0));
       Value always = arith::ConstantIntOp::create(b, loc, b.getI1Type(), 1);
       for (int64_t step = 0; step < kMmaSteps; ++step) {
-        int64_t kOffset = step * (kMmaK / 2);
+        int64_t kOffset = step * tgt::kMmaRowBytes;
         Value aDesc = descriptor(
             c.codesDesc, e.add(base, e.c32(plan.a.codesOffset + kOffset)));
         Value bDesc = descriptor(
             c.codesDesc, e.add(base, e.c32(plan.b.codesOffset + kOffset)));
-        mma(aDesc, bDesc, idesc, step == 0 ? accumulate : always, sfa(step),
-            sfb(step), acc);
+        // MX (1X, 2X): the MMA's scales are byte / half word ID of its
+        // atom's words. CUTLASS carries the ID in bits 30-31 of the scale
+        // addresses as well as in the descriptor
+        // (make_runtime_instr_desc_block_scaled); so does this kernel.
+        Value sfaAddress = sfa(c.stepScaleAtom[step]);
+        Value sfbAddress = sfb(c.stepScaleAtom[step]);
+        if (uint32_t id = c.stepScaleId[step]) {
+          Value idBits = e.c32(static_cast<int32_t>(id << 30));
+          sfaAddress = e.add(sfaAddress, idBits);
+          sfbAddress = e.add(sfbAddress, idBits);
+        }
+        mma(aDesc, bDesc, e.c32(static_cast<int32_t>(c.stepInstrDesc[step])),
+            step == 0 ? accumulate : always, sfaAddress, sfbAddress, acc);
       }
       // The stage is free once these MMAs (and the copies) completed.
       commit(e.emptyBarrier(stage));

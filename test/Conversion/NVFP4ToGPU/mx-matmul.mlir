@@ -1,5 +1,5 @@
 // RUN: nvfp4-opt %s --convert-nvfp4-to-gpu=chip=sm_90a | FileCheck %s
-// RUN: nvfp4-opt %s --convert-nvfp4-to-gpu=chip=sm_100a | FileCheck %s
+// RUN: nvfp4-opt %s --convert-nvfp4-to-gpu="chip=sm_100a mx-gemm=simt" | FileCheck %s
 
 // The MX GEMM on the GPU (MXKernels.cpp): the portable SIMT kernel, one
 // thread per element of C, K in 1x32 blocks; E4M3 x E5M2 operands mix as
