@@ -286,6 +286,11 @@ GemmPlan kernels::makeGemmPlan(const ::nvfp4::target::ChipInfo &chip,
     // What tcgen05.cp reads, and who releases a stage (Tcgen05Matmul.cpp).
     plan.scaleStaging = GemmScaleStaging::Atoms128x4;
     plan.stageRelease = GemmStageRelease::Tcgen05Commit;
+  } else if (lhs.isMX()) {
+    // sm_120a's MX GEMM (MmaBlockScaleMatmul.cpp): a K step's 4 or 8
+    // linear scale bytes a row are no TMA box (16 bytes at least), so the
+    // producer lanes re-lay them as 128x4 atoms, as for tcgen05.
+    plan.scaleStaging = GemmScaleStaging::Atoms128x4;
   }
   // Code tiles first: each a whole number of swizzle patterns (tile rows
   // are multiples of 8), at offsets that keep the pattern aligned.
@@ -1136,7 +1141,8 @@ Value GemmPipelineEmitter::codesOffset(const GemmOperand &op, Value tileRow,
 Value GemmPipelineEmitter::scaleOffset(const GemmOperand &op, Value tileRow,
                                        Value block) {
   Value offset;
-  if (op.type.getLayout() == ScaleLayout::Swizzled128x4) {
+  if (op.type.getLayout() == ScaleLayout::Swizzled128x4 ||
+      plan.scaleStaging == GemmScaleStaging::Atoms128x4) {
     // Atom (tileRow / 128, block / 4), then docs/Numerics.md section 8.
     Value atom = add(mul(lshr(tileRow, 7), c32(plan.scaleAtomsPerStep())),
                      lshr(block, 2));

@@ -9,11 +9,17 @@
 //   sm_100a, sm_103a  the tcgen05 kernel (Tcgen05Matmul.cpp) with
 //                     .kind::mxf8f6f4.block32 (scale_vec::1X, K = 32) or
 //                     .kind::mxf4.block32 (scale_vec::2X, K = 64);
+//   sm_120a           the mma.sync kernel (MmaBlockScaleMatmul.cpp) with
+//                     mma.sync.aligned.m16n8k32.row.col.kind::mxf8f6f4
+//                     .block_scale.scale_vec::1X...ue8m0 or m16n8k64
+//                     .kind::mxf4.block_scale.scale_vec::2X...ue8m0, 2
+//                     stages (two 33-34 KiB stages fit its 99 KiB);
 //
 // the same shared pipeline as NVFP4's (GemmPipeline.h): a K step is one
 // 128-byte swizzle row of codes of every tile row -- 128 MXFP8 codes or
 // 256 MXFP4 codes -- and its scales (4 or 8 bytes a row) one or two 128x4
-// atoms, which tcgen05.cp moves to Tensor Memory as for NVFP4. What differs
+// atoms, which tcgen05.cp moves to Tensor Memory as for NVFP4 (sm_120a: the
+// consumers load a row's words from them). What differs
 // is data: the plan's code width and scale block (makeGemmPlan), the
 // instruction descriptor and the scale factor ID of each MMA
 // (::nvfp4::target::encodeMXInstrDesc, getKStepMmaScales). There is no
@@ -35,6 +41,12 @@ using namespace mlir::nvfp4::kernels;
 namespace tgt = ::nvfp4::target;
 
 bool kernels::hasMXBlockScaledGemm(const tgt::ChipInfo &chip) {
+  return chip.has(tgt::Instruction::Tcgen05BlockScaleMma) ||
+         chip.has(tgt::Instruction::MmaSyncBlockScale);
+}
+
+/// The tcgen05 kernel, or (sm_120a) the mma.sync one.
+static bool usesTcgen05(const tgt::ChipInfo &chip) {
   return chip.has(tgt::Instruction::Tcgen05BlockScaleMma);
 }
 
@@ -60,6 +72,13 @@ kernels::planMXBlockScaledGemm(const tgt::ChipInfo &chip,
   schedule.tileN = 128;
   schedule.tileK = fp4 ? kGemmTileK : kGemmTileKHalf;
   schedule.stages = chip.gemmTile.stages;
+  if (!usesTcgen05(chip)) {
+    // sm_120a: 99 KiB of shared memory hold two 128-byte-row stages; C
+    // through the TMA store where its rows are 16-byte multiples, as its
+    // NVFP4 rule (chooseMmaBlockScaleSchedule).
+    schedule.stages = 2;
+    schedule.tmaStore = rhs.getRows() % 8 == 0;
+  }
   int64_t k = lhs.getCols();
   if (k % schedule.tileK != 0) {
     whyNot = "K = " + std::to_string(k) + " is not a multiple of " +
@@ -78,10 +97,21 @@ kernels::planMXBlockScaledGemm(const tgt::ChipInfo &chip,
   int64_t tiles = product(lhs.getBatchShape()) *
                   llvm::divideCeil(lhs.getRows(), schedule.tileM) *
                   llvm::divideCeil(rhs.getRows(), schedule.tileN);
-  if (chip.multiprocessors && tiles > chip.multiprocessors)
+  if (usesTcgen05(chip) && chip.multiprocessors &&
+      tiles > chip.multiprocessors)
     schedule.persistent = true;
+  auto unsupported = [&](const GemmPlan &plan) {
+    return usesTcgen05(chip) ? tcgen05GemmUnsupportedReason(plan)
+                             : mmaBlockScaleGemmUnsupportedReason(
+                                   plan, chip.maxSharedMemoryPerBlock);
+  };
   GemmPlan plan = makeGemmPlan(chip, schedule, lhs, rhs, resultElement);
-  whyNot = tcgen05GemmUnsupportedReason(plan);
+  whyNot = unsupported(plan);
+  if (!whyNot.empty() && schedule.tmaStore) {
+    schedule.tmaStore = false;
+    plan = makeGemmPlan(chip, schedule, lhs, rhs, resultElement);
+    whyNot = unsupported(plan);
+  }
   if (!whyNot.empty())
     return std::nullopt;
   return plan;
@@ -111,8 +141,17 @@ void kernels::launchMXBlockScaledGemm(OpBuilder &b, Location loc,
     if (isa<nvgpu::TensorMapDescriptorType>(argTypes[i]))
       args[i] =
           createTensorMap(b, loc, args[i], plan.batch, rowBytes, argTypes[i]);
-  gpu::GPUFuncOp kernel = buildTcgen05GemmKernel(
-      module, plan, argTypes, (name + "_tcgen05_" + plan.name()).str());
+  // The TMA-store epilogue (sm_120a) writes C through its tensor map.
+  if (isa<nvgpu::TensorMapDescriptorType>(argTypes[7]))
+    args[7] = createTensorMap(b, loc, args[7], plan.batch, plan.n,
+                              argTypes[7]);
+  gpu::GPUFuncOp kernel =
+      plan.stageRelease == GemmStageRelease::Tcgen05Commit
+          ? buildTcgen05GemmKernel(module, plan, argTypes,
+                                   (name + "_tcgen05_" + plan.name()).str())
+          : buildMmaBlockScaleGemmKernel(
+                module, plan, argTypes,
+                (name + "_mma_sync_" + plan.name()).str());
   launchKernel(b, loc, kernel, plan.grid(), plan.threads(),
                plan.sharedMemoryBytes(), args);
 }

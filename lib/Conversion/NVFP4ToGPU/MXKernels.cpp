@@ -508,9 +508,10 @@ struct MXScaledMatmulToGPU : OpConversionPattern<ScaledMatmulOp> {
         lhs, rhs, resultType.getElementType(), whyNot);
     if (!whyNot.empty())
       return op.emitOpError("cannot use mx-gemm=tensor-core: ") << whyNot;
-    if (plan && plan->scaleStaging == GemmScaleStaging::Atoms128x4) {
-      // sm_100a / sm_103a: tcgen05 .kind::mxf8f6f4 / .kind::mxf4 on the
-      // codes and scales as they are.
+    if (plan && hasMXBlockScaledGemm(chip)) {
+      // sm_100a / sm_103a: tcgen05 .kind::mxf8f6f4 / .kind::mxf4; sm_120a:
+      // mma.sync .kind::mxf8f6f4 / .kind::mxf4 -- on the codes and scales
+      // as they are.
       launchMXBlockScaledGemm(
           rewriter, loc, module, *plan, adaptor.getLhs(), adaptor.getRhs(),
           alpha, result, mxMatmulName(lhs, rhs, resultType.getElementType()));

@@ -65,10 +65,89 @@ constexpr uint32_t ldmatrixRowB(uint32_t lane) {
 }
 constexpr uint32_t ldmatrixHalfB(uint32_t lane) { return (lane >> 3) & 1; }
 
+/// The block-scaled mma.sync of the operands' format (docs/Blackwell.md
+/// sections 7 and 10). Every form reads 32 code bytes of a row per MMA --
+/// 64 E2M1 or 32 FP8 codes, the same fragment bytes (PTX ISA 9.7.14.5.10 /
+/// .11: m16n8k32 .e4m3/.e5m2 registers hold 4 codes where m16n8k64 .e2m1
+/// ones hold 8) -- so the ldmatrix loads are the same; the scale of an MMA
+/// is byte (1X) or half word (2X) `byteId[j]` of a row's word
+/// `scaleWord[j]` (getKStepMmaScales: the word of atom a of the K step holds
+/// its blocks 4a..4a+3, as the stage's 128x4 atoms or 16-byte linear rows
+/// keep them). The lanes holding each row's word do not depend on the
+/// scale vector size (9.7.14.3: thread-id-a picks the lane pair of a quad,
+/// thread-id-b the lane).
+struct MmaSyncForm {
+  NVVM::MMABlockScaleKind kind = NVVM::MMABlockScaleKind::MXF4NVF4;
+  NVVM::ScaleVecSize vecSize = NVVM::ScaleVecSize::X4;
+  NVVM::BlockScaleFormat format = NVVM::BlockScaleFormat::UE4M3;
+  NVVM::MMATypes aType = NVVM::MMATypes::e2m1, bType = NVVM::MMATypes::e2m1;
+  int64_t mmaK = kMmaK;
+  /// MMAs per K step (codesRowBytes / 32) and the scale words of a row per
+  /// K step (scaleStepBytes / 4).
+  int64_t steps = 0, words = 0;
+  SmallVector<int64_t, 4> scaleWord, byteId;
+};
+
+/// The form of `plan`'s operands, or an error message.
+tgt::Expected<MmaSyncForm> planMmaSyncForm(const GemmPlan &plan) {
+  using Result = tgt::Expected<MmaSyncForm>;
+  MmaSyncForm form;
+  form.steps = plan.codesRowBytes() / tgt::kMmaRowBytes;
+  form.words = plan.scaleStepBytes() / 4;
+  tgt::ScaleVecSize vec = tgt::ScaleVecSize::X4;
+  if (plan.scaleBlockK == kMXBlockSize) {
+    auto typeOf = [](const GemmOperand &op) -> std::optional<NVVM::MMATypes> {
+      Type t = op.type.getElementType();
+      if (isa<Float8E4M3FNType>(t))
+        return NVVM::MMATypes::e4m3;
+      if (isa<Float8E5M2Type>(t))
+        return NVVM::MMATypes::e5m2;
+      if (isa<Float4E2M1FNType>(t))
+        return NVVM::MMATypes::e2m1;
+      return std::nullopt;
+    };
+    std::optional<NVVM::MMATypes> a = typeOf(plan.a), b = typeOf(plan.b);
+    if (!a || !b)
+      return Result(tgt::Status::error("unexpected MX element type"));
+    bool fp4 = *a == NVVM::MMATypes::e2m1;
+    if (fp4 != (*b == NVVM::MMATypes::e2m1))
+      return Result(tgt::Status::error(
+          "MXFP8 x MXFP4 has no mma.sync form here (.kind::mxf8f6f4 reads "
+          "E2M1 from byte containers, not MXFP4's packed codes)"));
+    if (plan.codesRowBytes() != tgt::kKStepRowBytes)
+      return Result(tgt::Status::error(
+          "an MX K step of the mma.sync kernel is 128 code bytes a row (K "
+          "step 128 for MXFP8, 256 for MXFP4)"));
+    form.kind = fp4 ? NVVM::MMABlockScaleKind::MXF4
+                    : NVVM::MMABlockScaleKind::MXF8F6F4;
+    form.vecSize = fp4 ? NVVM::ScaleVecSize::X2 : NVVM::ScaleVecSize::X1;
+    form.format = NVVM::BlockScaleFormat::UE8M0;
+    form.aType = *a;
+    form.bType = *b;
+    form.mmaK = fp4 ? 64 : 32;
+    vec = fp4 ? tgt::ScaleVecSize::X2 : tgt::ScaleVecSize::X1;
+  }
+  for (int64_t j = 0; j < form.steps; ++j) {
+    tgt::Expected<tgt::KStepMmaScales> scales =
+        tgt::getKStepMmaScales(vec, j);
+    if (!scales.ok())
+      return Result(tgt::Status::error(scales.message()));
+    tgt::Status selector = tgt::verifyMmaSyncScaleSelector(
+        vec, /*IsOperandA=*/true,
+        tgt::MmaSyncScaleSelector{uint16_t(scales->ScaleFactorId), 0});
+    if (!selector.ok())
+      return Result(tgt::Status::error(selector.message()));
+    form.scaleWord.push_back(scales->ScaleAtom);
+    form.byteId.push_back(scales->ScaleFactorId);
+  }
+  return form;
+}
+
 struct MmaBlockScaleConsumer {
   GemmPipelineEmitter &e;
   OpBuilder &b;
   Location loc;
+  const MmaSyncForm &form;
 
   Value i16(int64_t v) {
     return arith::ConstantIntOp::create(b, loc, b.getI16Type(), v);
@@ -99,7 +178,8 @@ struct MmaBlockScaleConsumer {
   SmallVector<Value> scaleWords(Value stage, const GemmOperand &op, Value row,
                                 int64_t steps) {
     SmallVector<Value> words;
-    if (op.type.getLayout() == ScaleLayout::Linear) {
+    if (op.type.getLayout() == ScaleLayout::Linear &&
+        e.plan.scaleStaging == GemmScaleStaging::AsStored) {
       auto type = VectorType::get({steps}, b.getI32Type());
       Value vec = LLVM::LoadOp::create(
           b, loc, type, e.offsetPtr(stage, e.scaleOffset(op, row, e.c32(0))),
@@ -118,17 +198,17 @@ struct MmaBlockScaleConsumer {
   }
 
   SmallVector<Value> mma(ArrayRef<Value> a, ArrayRef<Value> bRegs,
-                         ArrayRef<Value> c, Value scaleA, Value scaleB) {
+                         ArrayRef<Value> c, Value scaleA, Value scaleB,
+                         int64_t byteId) {
     Type f32 = b.getF32Type();
     auto resultType = LLVM::LLVMStructType::getLiteral(
         b.getContext(), {f32, f32, f32, f32});
+    // Selectors {byte-id, thread-id 0}: the lanes of scaleWords.
     Value d = NVVM::MmaBlockScaleOp::create(
-        b, loc, resultType, a, bRegs, c, scaleA, i16(0), i16(0), scaleB,
-        i16(0), i16(0), ArrayRef<int64_t>{16, 8, kMmaK},
-        std::array<NVVM::MMATypes, 2>{NVVM::MMATypes::e2m1,
-                                      NVVM::MMATypes::e2m1},
-        NVVM::ScaleVecSize::X4, NVVM::BlockScaleFormat::UE4M3,
-        NVVM::MMABlockScaleKind::MXF4NVF4);
+        b, loc, resultType, a, bRegs, c, scaleA, i16(byteId), i16(0), scaleB,
+        i16(byteId), i16(0), ArrayRef<int64_t>{16, 8, form.mmaK},
+        std::array<NVVM::MMATypes, 2>{form.aType, form.bType}, form.vecSize,
+        form.format, form.kind);
     SmallVector<Value> out;
     for (int64_t i = 0; i < 4; ++i)
       out.push_back(LLVM::ExtractValueOp::create(b, loc, d, i));
@@ -137,7 +217,7 @@ struct MmaBlockScaleConsumer {
 
   void emit() {
     const GemmPlan &plan = e.plan;
-    int64_t steps = plan.tileK / kMmaK;
+    int64_t steps = form.steps;
     Value warp = e.warpId(), lane = e.laneId();
     Value warpM = e.lshr(warp, 1), warpN = e.andi(warp, kWarpsN - 1);
     Value g = e.lshr(lane, 2);
@@ -184,7 +264,8 @@ struct MmaBlockScaleConsumer {
           bool paired = group == 2 && plan.scalesByTensorMap(op);
           if (paired && member != 0)
             return;
-          words = scaleWords(stage, op, row, paired ? 2 * steps : steps);
+          words = scaleWords(stage, op, row,
+                             paired ? 2 * form.words : form.words);
         };
         for (int64_t mi = 0; mi < kMTiles; ++mi)
           loadScales(plan.a, e.add(rowsA[mi], scaleRowA), sa[mi]);
@@ -193,17 +274,19 @@ struct MmaBlockScaleConsumer {
         auto word = [&](const GemmOperand &op, ArrayRef<Value> words,
                         int64_t step) {
           bool paired = group == 2 && plan.scalesByTensorMap(op);
-          return words[paired ? member * steps + step : step];
+          int64_t w = form.scaleWord[step];
+          return words[paired ? member * form.words + w : w];
         };
         for (int64_t step = 0; step < steps; ++step) {
           SmallVector<SmallVector<Value>> fa, fb;
           for (int64_t mi = 0; mi < kMTiles; ++mi)
-            fa.push_back(ldmatrix(stage, plan.a, e.add(rowsA[mi], rowA),
-                                  e.add(halfA, e.c32(step * kMmaK / 2))));
+            fa.push_back(
+                ldmatrix(stage, plan.a, e.add(rowsA[mi], rowA),
+                         e.add(halfA, e.c32(step * tgt::kMmaRowBytes))));
           for (int64_t ni = 0; ni < kNTiles; ni += 2) {
             SmallVector<Value> pair =
                 ldmatrix(stage, plan.b, e.add(colsB[ni], rowB),
-                         e.add(halfB, e.c32(step * kMmaK / 2)));
+                         e.add(halfB, e.c32(step * tgt::kMmaRowBytes)));
             fb.push_back({pair[0], pair[1]});
             fb.push_back({pair[2], pair[3]});
           }
@@ -212,7 +295,8 @@ struct MmaBlockScaleConsumer {
               int64_t base = (mi * kNTiles + ni) * 4;
               SmallVector<Value> d =
                   mma(fa[mi], fb[ni], ArrayRef<Value>(acc).slice(base, 4),
-                      word(plan.a, sa[mi], step), word(plan.b, sb[ni], step));
+                      word(plan.a, sa[mi], step), word(plan.b, sb[ni], step),
+                      form.byteId[step]);
               for (int64_t j = 0; j < 4; ++j)
                 acc[base + j] = d[j];
             }
@@ -288,9 +372,15 @@ kernels::mmaBlockScaleGemmUnsupportedReason(const GemmPlan &plan,
       plan.consumerWarps != kWarpsM * kWarpsN)
     return "the mma.sync block_scale kernel needs a 128 x 128 tile and 9 "
            "warps";
-  if (plan.scaleStaging != GemmScaleStaging::AsStored ||
+  // MX plans stage their scales as 128x4 atoms (makeGemmPlan).
+  bool mx = plan.scaleBlockK == kMXBlockSize;
+  if (plan.scaleStaging != (mx ? GemmScaleStaging::Atoms128x4
+                               : GemmScaleStaging::AsStored) ||
       plan.stageRelease != GemmStageRelease::ConsumerThreads)
     return "the pipeline plan is not laid out for mma.sync";
+  tgt::Expected<MmaSyncForm> form = planMmaSyncForm(plan);
+  if (!form.ok())
+    return form.message();
   if (plan.sharedMemoryBytes() > maxSharedMemoryBytes)
     return std::to_string(plan.sharedMemoryBytes()) +
            " bytes of shared memory exceed the chip's " +
@@ -335,9 +425,11 @@ gpu::GPUFuncOp kernels::buildMmaBlockScaleGemmKernel(ModuleOp module,
                                                      const GemmPlan &plan,
                                                      TypeRange argTypes,
                                                      StringRef name) {
+  tgt::Expected<MmaSyncForm> form = planMmaSyncForm(plan);
+  assert(form.ok() && "call mmaBlockScaleGemmUnsupportedReason first");
   return buildProducerConsumerKernel(
-      module, plan, argTypes, name, [](GemmPipelineEmitter &e) {
-        MmaBlockScaleConsumer{e, e.b, e.loc}.emit();
+      module, plan, argTypes, name, [&](GemmPipelineEmitter &e) {
+        MmaBlockScaleConsumer{e, e.b, e.loc, *form}.emit();
       });
 }
 

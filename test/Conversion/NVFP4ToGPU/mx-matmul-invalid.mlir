@@ -1,4 +1,5 @@
 // RUN: nvfp4-opt %s --convert-nvfp4-to-gpu="chip=sm_100a mx-gemm=tensor-core" -split-input-file -verify-diagnostics
+// RUN: nvfp4-opt %s --convert-nvfp4-to-gpu="chip=sm_120a mx-gemm=tensor-core" -split-input-file -verify-diagnostics
 // RUN: not nvfp4-opt %s --convert-nvfp4-to-gpu="chip=sm_90a mx-gemm=wgmma" 2>&1 | FileCheck %s --check-prefix=OPTION
 
 // A forced tensor-core MX GEMM that the chip's block-scaled MMA cannot take

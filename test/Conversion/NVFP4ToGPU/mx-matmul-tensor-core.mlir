@@ -1,7 +1,6 @@
 // RUN: nvfp4-opt %s --convert-nvfp4-to-gpu=chip=sm_90a | FileCheck %s
 // RUN: nvfp4-opt %s --convert-nvfp4-to-gpu="chip=sm_90a mx-gemm=tensor-core" | FileCheck %s --check-prefix=FORCED
 // RUN: nvfp4-opt %s --convert-nvfp4-to-gpu="chip=sm_90a mx-gemm=simt" | FileCheck %s --check-prefix=SIMT
-// RUN: nvfp4-opt %s --convert-nvfp4-to-gpu=chip=sm_120a | FileCheck %s --check-prefix=SIMT
 
 // The MX GEMM's tensor-core form on sm_90a (MXKernels.cpp, BF16Gemm.cpp):
 // both operands decoded into BF16 scratch by the dequantize kernel, then
@@ -9,9 +8,9 @@
 // 128-byte swizzle, zero fill past K), alpha straight into the epilogue,
 // C through the TMA-store epilogue (_ts, C's tensor map) where its rows are
 // 16-byte multiples and by direct stores otherwise.
-// The rule takes it from 2^22 multiply-adds; below, and on chips without
-// a tensor-core MX GEMM (sm_120a), the SIMT kernel runs. mx-gemm forces
-// either. (sm_100a / sm_103a: tcgen05, mx-matmul-tcgen05.mlir.)
+// The rule takes it from 2^22 multiply-adds; below, the SIMT kernel runs.
+// mx-gemm forces either. (Blackwell's block-scaled MMAs:
+// mx-matmul-tcgen05.mlir, mx-matmul-mma-sync.mlir.)
 
 // CHECK-LABEL: func.func @large_mxfp8
 // CHECK-SAME: %[[ALPHA:[a-z0-9]+]]: f32
