@@ -30,12 +30,16 @@ using namespace mlir;
 static py::tuple compileText(const std::string &text, const std::string &chip,
                              const std::string &emit,
                              std::optional<unsigned> keepFirst,
-                             std::optional<unsigned> keepLast, bool report) {
+                             std::optional<unsigned> keepLast, bool report,
+                             const std::vector<std::string> &formats) {
   nvfp4::CompileOptions options;
   options.chip = chip;
   // None: the recipe's defaults, scaled to the model's depth.
   options.keepFirst = keepFirst;
   options.keepLast = keepLast;
+  // nvfp4-assign-precision's formats= entries (KIND=FORMAT or FORMAT); the
+  // compiler diagnoses malformed ones.
+  options.formats = formats;
   options.buildPrecisionReport = true;
   options.requireManifest = report;
   std::optional<nvfp4::EmitKind> kind = nvfp4::parseEmitKind(emit);
@@ -71,5 +75,5 @@ PYBIND11_MODULE(_compiler, module) {
   module.doc() = "nvfp4 IR to PTX/cubin (the nvfp4-compile path)";
   module.def("compile", &compileText, py::arg("mlir_text"), py::arg("chip"),
              py::arg("emit"), py::arg("keep_first"), py::arg("keep_last"),
-             py::arg("report"));
+             py::arg("report"), py::arg("formats"));
 }

@@ -364,8 +364,33 @@ def scaled_matmul(a, b, alpha=1.0):
     )
 
 
+def _format_entries(formats):
+    """formats= of compile() as nvfp4-assign-precision's entries."""
+    if formats is None:
+        return []
+    if isinstance(formats, str):
+        return [entry for entry in formats.split(",") if entry.strip()]
+    if isinstance(formats, dict):
+        entries = []
+        for kind, name in formats.items():
+            if kind is not None and not isinstance(kind, str):
+                raise ValueError("formats: a kind must be a str or None (the "
+                                 "default), got {!r}".format(kind))
+            if not isinstance(name, str):
+                raise ValueError("formats: the format of {!r} must be a str, "
+                                 "got {!r}".format(kind, name))
+            entries.append(name if not kind else "{}={}".format(kind, name))
+        return entries
+    if isinstance(formats, (list, tuple)) and all(
+            isinstance(entry, str) for entry in formats):
+        return list(formats)
+    raise ValueError("formats must be None, a dict {{kind: format}}, a str "
+                     "'kind=format,...' or a list of such entries, got "
+                     "{!r}".format(formats))
+
+
 def compile(mlir_text, chip="sm_103a", emit="ptx", keep_first=None,
-            keep_last=None, report=False):
+            keep_last=None, report=False, formats=None):
     """Compiles nvfp4 IR (or annotated model IR) for one GPU.
 
     The nvfp4-compile path: precision assignment and the recipe (model IR),
@@ -381,6 +406,12 @@ def compile(mlir_text, chip="sm_103a", emit="ptx", keep_first=None,
       report: also return the kernel manifest (kernels, buffers, precision,
          and "host_computation": what the host function leaves on the host);
          host code the manifest cannot describe is then an error.
+      formats: the block-scaled format per layer kind (model IR), as
+         nvfp4-assign-precision's formats= / nvfp4-compile --formats: a dict
+         such as {"attention": "mxfp8", "ffn": "nvfp4"} (the key None or ""
+         sets the default for the kinds not listed), the same as a str
+         "attention=mxfp8,ffn=nvfp4" or a list of such entries. Formats:
+         "nvfp4", "mxfp8", "mxfp4", "bf16". None: NVFP4 everywhere.
 
     Returns:
       The PTX (or other) text -- bytes for "cubin" -- or (output, report
@@ -409,7 +440,8 @@ def compile(mlir_text, chip="sm_103a", emit="ptx", keep_first=None,
     from . import _compiler
     output, report_json = _compiler.compile(
         mlir_text, str(chip), str(emit), count(keep_first, "keep_first"),
-        count(keep_last, "keep_last"), bool(report))
+        count(keep_last, "keep_last"), bool(report),
+        _format_entries(formats))
     manifest = json.loads(report_json)
     left = manifest.get("host_computation")
     if left:

@@ -128,8 +128,8 @@ static cl::opt<std::string> quantizeSchedule(
 static cl::opt<std::string> mxGemm(
     "mx-gemm",
     cl::desc("Force the MX GEMM's kernel: simt or tensor-core "
-             "(convert-nvfp4-to-gpu's mx-gemm); default: tensor cores from "
-             "2^22 multiply-adds where the chip has them"),
+             "(convert-nvfp4-to-gpu's mx-gemm); default: the tensor cores, "
+             "on sm_90a from 2^22 multiply-adds"),
     cl::init(""), cl::cat(category));
 static cl::opt<bool> skipPtxasCheck(
     "no-ptxas-check",

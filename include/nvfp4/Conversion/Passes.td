@@ -113,8 +113,10 @@ def ConvertNVFP4ToGPU : Pass<"convert-nvfp4-to-gpu", "ModuleOp"> {
     Option<"mxGemm", "mx-gemm", "std::string", /*default=*/"",
            "Force the MX GEMM's kernel: 'simt' (the portable kernel, "
            "bit-exact with the reference) or 'tensor-core' (sm_90a: both "
-           "operands decoded into BF16, then the wgmma GEMM); default: "
-           "tensor cores from 2^22 multiply-adds where the chip has them">,
+           "operands decoded into BF16, then the wgmma GEMM; sm_100a / "
+           "sm_103a: tcgen05 kind::mxf8f6f4 / kind::mxf4; sm_120a: "
+           "mma.sync with the same kinds); default: the tensor cores, on "
+           "sm_90a from 2^22 multiply-adds">,
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",

@@ -23,8 +23,9 @@
 // 2^k is exact in BF16 over the scale range of section 11.7 -- and
 // multiplies with the route's BF16 wgmma GEMM (BF16Gemm.cpp); a rule over
 // the shape picks it (kMXTensorCoreMinMultiplyAdds), the mx-gemm option
-// forces either. tcgen05 kind::mxf8f6f4 / kind::mxf4 (sm_100a/sm_103a) are
-// the next step.
+// forces either. On sm_100a / sm_103a / sm_120a the block-scaled MMAs take
+// the MX codes and scales as they are (MXBlockScaledGemm.cpp: tcgen05 /
+// mma.sync .kind::mxf8f6f4 and .kind::mxf4), wherever the shape allows.
 //
 //===----------------------------------------------------------------------===//
 

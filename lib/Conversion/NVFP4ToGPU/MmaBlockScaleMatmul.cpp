@@ -32,6 +32,12 @@
 //     K = 64. The warp's 64 columns are one 128-byte row of BF16 C, which
 //     the TMA-store epilogue (_ts) stages per m16 block with stmatrix.
 //
+//
+// MX operands (docs/Blackwell.md section 10) take the same consumers with
+// m16n8k32 .kind::mxf8f6f4.block_scale.scale_vec::1X (MXFP8) or m16n8k64
+// .kind::mxf4.block_scale.scale_vec::2X (MXFP4), UE8M0 scales staged as
+// 128x4 atoms, 128-byte code rows (MmaSyncForm).
+//
 //===----------------------------------------------------------------------===//
 #include "GemmPipeline.h"
 #include "KernelBuilder.h"

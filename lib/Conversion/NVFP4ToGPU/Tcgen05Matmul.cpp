@@ -70,6 +70,14 @@
 // kernel does (../shared/reference/cutlass-ptx/cutlass_89.sm_103a.ptx;
 // unittests/Target/SmemDescTest.cpp K96MmaStep compares).
 //
+// MX operands (MXBlockScaledGemm.cpp; docs/Blackwell.md section 10) take
+// the same kernel with .kind::mxf8f6f4.block32 (MXFP8, scale_vec::1X, K =
+// 32) or .kind::mxf4.block32 (MXFP4, scale_vec::2X, K = 64): a K step is
+// still 128 code bytes a row and 4 MMAs; its scales are 1 or 2 atoms, and
+// MMA j reads byte / half word ID j (1X) or 2 (j % 2) (2X) of its atom's
+// words, the ID in its descriptor and in bits 30-31 of its scale addresses
+// (Tcgen05Constants::stepInstrDesc, ::nvfp4::target::getKStepMmaScales).
+//
 // Rows of A or B past the matrix edge are never copied (codes) or stored
 // (re-laid scales); they feed only accumulator rows/columns that the
 // bounds-checked epilogue does not store.

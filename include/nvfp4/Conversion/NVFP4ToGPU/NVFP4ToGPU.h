@@ -59,7 +59,9 @@ void populateQuantizeToGPUPatterns(const TypeConverter &converter,
 /// Which kernel an MX nvfp4.scaled_matmul gets (convert-nvfp4-to-gpu's
 /// mx-gemm option): the rule's choice, the portable SIMT kernel, or the
 /// chip's tensor-core GEMM (sm_90a: both operands decoded into exact BF16,
-/// then the route's wgmma kernel; docs/Numerics.md section 11.7).
+/// then the route's wgmma kernel, docs/Numerics.md section 11.7; sm_100a,
+/// sm_103a and sm_120a: the block-scaled MMA's .kind::mxf8f6f4 /
+/// .kind::mxf4, docs/Blackwell.md section 10).
 enum class MXGemmKernel { Auto, Simt, TensorCore };
 
 /// Parses the mx-gemm option: "" (Auto), "simt" or "tensor-core"; anything
@@ -67,7 +69,8 @@ enum class MXGemmKernel { Auto, Simt, TensorCore };
 FailureOr<MXGemmKernel> parseMXGemmKernel(StringRef text, std::string &message);
 
 /// Batch x M x N x K multiply-adds from which the rule (MXGemmKernel::Auto)
-/// takes the tensor-core MX GEMM where the chip has one: below, the SIMT
+/// takes sm_90a's decoding tensor-core MX GEMM (Blackwell's block-scaled
+/// MMAs decode nothing and take every shape they can): below, the SIMT
 /// kernel's single launch costs less than the decode kernels, the scratch
 /// and a persistent GEMM.
 constexpr int64_t kMXTensorCoreMinMultiplyAdds = int64_t(1) << 22;
