@@ -194,3 +194,40 @@ TEST(MmaSyncLayout, ScaleLanesMatchCutlass79a) {
       }
   }
 }
+
+// sm_120a's MX forms (docs/Blackwell.md section 10.4): MMA step j of a
+// 128-byte K step takes byte-id j with .scale_vec::1X (mxf8f6f4, one
+// 32-element block per m16n8k32) and 2 (j % 2) with .scale_vec::2X (mxf4,
+// two blocks per m16n8k64), out of the step's scale word j / 2 (2X) or 0
+// (1X): PTX ISA 9.7.14.3, "one byte ... determined by byte-id" (1X) and "0
+// selects lower two bytes whereas value of 2 selects upper two bytes"
+// (2X); Table 37's ranges, which verifyMmaSyncScaleSelector checks (and
+// ptxas 13.0 enforces), admit exactly these.
+TEST(MmaSyncLayout, MXByteIdsPerMmaStep) {
+  for (uint32_t J = 0; J < kMmasPerKStep; ++J) {
+    Expected<KStepMmaScales> One = getKStepMmaScales(ScaleVecSize::X1, J);
+    Expected<KStepMmaScales> Two = getKStepMmaScales(ScaleVecSize::X2, J);
+    ASSERT_TRUE(One.ok() && Two.ok());
+    EXPECT_EQ(One->ScaleFactorId, J);
+    EXPECT_EQ(One->ScaleAtom, 0u);
+    EXPECT_EQ(Two->ScaleFactorId, 2 * (J % 2));
+    EXPECT_EQ(Two->ScaleAtom, J / 2);
+    for (bool IsA : {true, false}) {
+      EXPECT_TRUE(verifyMmaSyncScaleSelector(
+                      ScaleVecSize::X1, IsA,
+                      MmaSyncScaleSelector{uint16_t(One->ScaleFactorId), 0})
+                      .ok());
+      EXPECT_TRUE(verifyMmaSyncScaleSelector(
+                      ScaleVecSize::X2, IsA,
+                      MmaSyncScaleSelector{uint16_t(Two->ScaleFactorId), 0})
+                      .ok());
+    }
+  }
+  // 2X takes half words only; 4X only byte-id 0.
+  EXPECT_FALSE(verifyMmaSyncScaleSelector(ScaleVecSize::X2, true,
+                                          MmaSyncScaleSelector{1, 0})
+                   .ok());
+  EXPECT_FALSE(verifyMmaSyncScaleSelector(ScaleVecSize::X4, true,
+                                          MmaSyncScaleSelector{2, 0})
+                   .ok());
+}
