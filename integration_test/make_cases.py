@@ -1360,6 +1360,38 @@ def main():
                 1024, schedule="skinny16x16_w4_a")
     matmul_case(out, args, "matmul_skinny_bulk_staged_m16_14x256x1024_n32",
                 14, 256, 1024, block_b=(1, 16), schedule="skinny16x32_w4_a_b2")
+    # The byte decode (_e: codes placed as F16 high bytes, 2^-14 times
+    # their value, scales times 2^7), the prefetch (_pf: the next group's
+    # loads before the current group's math; loop-carried with two or more
+    # groups) and the staged A times B's 16x16 block scales (_s: B's codes
+    # straight into mma.sync), on ragged M and N, 1x16 and swizzled B,
+    # batches, BF16 out with alpha, 16-warp CTAs one per SM (128
+    # registers), and with the ring.
+    matmul_case(out, args, "matmul_skinny_bytes_5x1000x768_bf16_w3", 5, 1000,
+                768, block_b=(1, 16), result="bf16", alpha=2.0,
+                schedule="skinny8x16_w3_e")
+    matmul_case(out, args, "matmul_skinny_bytes_swizzled_b_9x256x1024", 9,
+                256, 1024, block_b=(1, 16), swizzled_b=True,
+                schedule="skinny16x16_w8_pf_e")
+    matmul_case(out, args, "matmul_skinny_bytes_30x160x512_m32_u1", 30, 160,
+                512, schedule="skinny32x16_w2_u1_pf_e")
+    matmul_case(out, args, "matmul_skinny_bytes_batched_2x12x208x1024_n32",
+                12, 208, 1024, batch=2, schedule="skinny16x32_w2_u2_pf_e")
+    matmul_case(out, args, "matmul_skinny_bytes_16x256x2048_w16", 16, 256,
+                2048, result="bf16", schedule="skinny16x32_w16_pf_e")
+    matmul_case(out, args, "matmul_skinny_bytes_bulk_5x1000x768_bf16", 5,
+                1000, 768, block_b=(1, 16), result="bf16", alpha=2.0,
+                schedule="skinny8x16_w2_b2_e")
+    matmul_case(out, args, "matmul_skinny_scaled_3x1152x1024_bf16", 3, 1152,
+                1024, result="bf16", alpha=0.5,
+                schedule="skinny8x16_w8_pf_a_s_e")
+    matmul_case(out, args, "matmul_skinny_scaled_batched_2x3x208x2048_n32", 3,
+                208, 2048, batch=2, schedule="skinny8x32_w16_u1_pf_a_s_e")
+    matmul_case(out, args, "matmul_skinny_scaled_swizzled_b_1x256x1024", 1,
+                256, 1024, swizzled_b=True, schedule="skinny8x16_w8_pf_a_s_e")
+    matmul_case(out, args, "matmul_skinny_scaled_bulk_3x528x2048_bf16", 3,
+                528, 2048, result="bf16", alpha=0.5,
+                schedule="skinny8x16_w4_a_s_b3_e")
     # The route: decode kernels into F16 scratch, then the same wgmma
     # pipeline fed by TMA (ragged, BF16 out with alpha, batched, the
     # quantizing epilogue).

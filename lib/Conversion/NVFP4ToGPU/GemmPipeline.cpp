@@ -156,8 +156,9 @@ std::string GemmSchedule::name() const {
     return "skinny" + std::to_string(tileM) + "x" + std::to_string(tileN) +
            "_w" + std::to_string(skinnyWarps) +
            (skinnyChunks ? "_u" + std::to_string(skinnyChunks) : "") +
-           (skinnyStageA ? "_a" : "") +
-           (skinnyBulkStages ? "_b" + std::to_string(skinnyBulkStages) : "");
+           (skinnyPrefetch ? "_pf" : "") + (skinnyStageA ? "_a" : "") + (skinnyScaledA ? "_s" : "") +
+           (skinnyBulkStages ? "_b" + std::to_string(skinnyBulkStages) : "") +
+           (skinnyByteDecode ? "_e" : "");
   std::string text = std::to_string(tileM) + "x" + std::to_string(tileN) +
                      "x" + std::to_string(tileK) + "_s" +
                      std::to_string(stages);
@@ -206,10 +207,13 @@ FailureOr<GemmSchedule> kernels::parseGemmSchedule(StringRef text,
       return fail("the skinny kernel needs its warps _wN");
     if (rest.consume_front("_u") && !number(rest, schedule.skinnyChunks))
       return fail("chunks in flight are _uN with N > 0");
+    schedule.skinnyPrefetch = rest.consume_front("_pf");
     schedule.skinnyStageA = rest.consume_front("_a");
+    schedule.skinnyScaledA = rest.consume_front("_s");
     if (rest.consume_front("_b") &&
         !number(rest, schedule.skinnyBulkStages))
       return fail("a bulk-copy ring is _bN with N > 0 stages");
+    schedule.skinnyByteDecode = rest.consume_front("_e");
     if (!rest.empty())
       return fail("unexpected '" + rest + "'");
     return schedule;
