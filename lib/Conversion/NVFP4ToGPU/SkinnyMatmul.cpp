@@ -101,6 +101,10 @@ struct SkinnyShape {
   int64_t stagedCopies = 1;
   /// B's codes go into mma.sync unscaled (skinnyScaledA).
   bool scaledA = false;
+  /// A lane's B rows g and g + 8 share their scales (16x16 blocks; rows
+  /// past N clamp into the same last block): the byte decode loads and
+  /// converts them once per m16 tile.
+  bool pairedScalesB = false;
   /// With GemmSchedule::skinnyBulkStages: the ring's slots (at most the
   /// stages, chunksPerWarp); 0: no ring.
   int64_t ringSlots = 0;
@@ -116,6 +120,8 @@ struct SkinnyShape {
       scaledA = true;
       stagedCopies = mmaTilesB;
     }
+    pairedScalesB =
+        plan.skinnyByteDecode && plan.b.type.getBlockRows() == 16;
     if (plan.skinnyBulkStages)
       ringSlots = std::min(plan.skinnyBulkStages, chunksPerWarp);
     chunksInFlight = plan.skinnyChunks;
@@ -247,6 +253,13 @@ struct SkinnyKernel {
     return loaded;
   }
 
+  /// Whether a lane loads the scales of its B row `i` (rows g, g + 8 of
+  /// each m16 tile in turn): not with scaledA, and only the first of a pair
+  /// that shares them.
+  bool loadsScalesB(size_t i) const {
+    return !shape.scaledA && !(shape.pairedScalesB && i % 2 == 1);
+  }
+
   /// The power of two the decoded codes carry (2^-14 with the byte
   /// decode) and the one their scales carry to make up for it (2^7: the
   /// products code x scale then carry 2^-7, see GemmSchedule).
@@ -332,7 +345,7 @@ struct SkinnyKernel {
     SmallVector<std::array<Value, 2>> scalesB, scalesA;
     if (!shape.scaledA)
       for (const LoadedRow &row : loadedB)
-        scalesB.push_back(scalePairs(row));
+        scalesB.push_back(row.scale0 ? scalePairs(row) : scalesB.back());
     for (const LoadedRow &row : loadedA)
       scalesA.push_back(scalePairs(row));
     for (int64_t w = 0; w < 4; ++w) {
@@ -602,7 +615,8 @@ struct SkinnyKernel {
           for (int64_t mt = 0; mt < shape.mmaTilesB; ++mt)
             for (int64_t half = 0; half < 2; ++half)
               loadedB.push_back(ringRow(im, slot, stage, 16 * mt + 8 * half,
-                                        g, warp, t, !shape.scaledA));
+                                        g, warp, t,
+                                        loadsScalesB(2 * mt + half)));
           if (shape.ringRowsA())
             for (int64_t q = 0; q < shape.mmaTilesA; ++q)
               loadedA.push_back(ringRow(im, slot, stage, plan.tileN + 8 * q,
@@ -665,9 +679,9 @@ struct SkinnyKernel {
         Value chunk = im.add(im.add(firstChunk, it), im.c(u));
         group.b.emplace_back();
         group.a.emplace_back();
-        for (Value row : rowsB)
+        for (auto [i, row] : llvm::enumerate(rowsB))
           group.b.back().push_back(load(im, wordsB, args[4], rhs, row, chunk,
-                                        t, !shape.scaledA));
+                                        t, loadsScalesB(i)));
         if (!staged)
           for (Value row : rowsA)
             group.a.back().push_back(
