@@ -119,15 +119,27 @@ GemmSchedule kernels::chooseGemmSchedule(
   skinny.tileM = m <= 8 ? 8 : 16;
   skinny.tileN = m <= 16 ? 16 : 32;
   skinny.skinnyWarps = skinnyGemmWarps(k, 8);
-  // Staged A where its shared memory fits (M x K x 2 bytes per CTA).
+  // The byte decode and the prefetch (session 9): the same result bits
+  // with fewer instructions per code, B's first loads before A's.
+  skinny.skinnyByteDecode = true;
+  skinny.skinnyPrefetch = true;
+  // Staged A where its shared memory fits (M x K x 2 bytes per CTA), and
+  // then with 16x16 blocks of B times B's block scales (_s).
   if (m <= 8 && k % 128 == 0) {
+    auto fits = [&](const GemmSchedule &candidate) {
+      return skinnyGemmUnsupportedReason(
+                 makeGemmPlan(chip, candidate, lhs, rhs,
+                              Float32Type::get(lhs.getContext())))
+          .empty();
+    };
     GemmSchedule staged = skinny;
     staged.skinnyStageA = true;
-    skinny.skinnyStageA =
-        skinnyGemmUnsupportedReason(
-            makeGemmPlan(chip, staged, lhs, rhs,
-                         Float32Type::get(lhs.getContext())))
-            .empty();
+    GemmSchedule scaled = staged;
+    scaled.skinnyScaledA = true;
+    if (rhs.getBlockRows() == 16 && fits(scaled))
+      skinny = scaled;
+    else if (fits(staged))
+      skinny = staged;
   }
   int64_t skinnyCTAs = batch * llvm::divideCeil(n, skinny.tileN) *
                        llvm::divideCeil(m, skinny.tileM);
