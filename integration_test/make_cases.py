@@ -1310,12 +1310,13 @@ def main():
                 768, block_b=(1, 16), result="bf16", alpha=2.0,
                 schedule="128x128x256_s4_k3")
     # The skinny kernel (decode-like M: B streamed through mma.sync, the
-    # warps of a CTA splitting K): the rule's choice at M = 16 and M = 1,
+    # warps of a CTA splitting K): the rule's choice at M = 16, 1 and 32,
     # and forced on ragged M and N, 1x16 and swizzled B, batches, BF16 out
     # with alpha, 32-row B tiles and 32-row A tiles.
     matmul_case(out, args, "matmul_skinny_16x2304x1024_bf16", 16, 2304, 1024,
                 result="bf16")
     matmul_case(out, args, "matmul_skinny_1x2112x512", 1, 2112, 512)
+    matmul_case(out, args, "matmul_skinny_32x2304x1024", 32, 2304, 1024)
     matmul_case(out, args, "matmul_skinny_5x1000x768_bf16_w3", 5, 1000, 768,
                 block_b=(1, 16), result="bf16", alpha=2.0,
                 schedule="skinny8x16_w3")
@@ -1332,34 +1333,36 @@ def main():
     matmul_case(out, args, "matmul_skinny_staged_batched_2x5x200x2048", 5,
                 200, 2048, batch=2, block_b=(1, 16),
                 schedule="skinny8x16_w16_u1_a")
-    # The skinny kernel's bulk-copy ring (_bS): rows of B (and of A unless
-    # staged) streamed by cp.async.bulk into S slots; rings shorter than
-    # the stages (refills, both barrier phases), ragged M and N, 1x16 and
-    # swizzled B, batches, BF16 out with alpha, staged A, 32-row tiles.
-    matmul_case(out, args, "matmul_skinny_bulk_5x1000x768_bf16", 5, 1000,
-                768, block_b=(1, 16), result="bf16", alpha=2.0,
-                schedule="skinny8x16_w2_b2")
-    matmul_case(out, args, "matmul_skinny_bulk_batched_2x12x208x1024_n32",
-                12, 208, 1024, batch=2, schedule="skinny16x32_w4_b1")
-    matmul_case(out, args, "matmul_skinny_bulk_staged_3x528x2048_bf16", 3,
-                528, 2048, result="bf16", alpha=0.5,
-                schedule="skinny8x16_w4_a_b3")
-    matmul_case(out, args, "matmul_skinny_bulk_staged_batched_2x1x336x1024",
-                1, 336, 1024, batch=2, block_b=(1, 16),
-                schedule="skinny8x16_w8_a_b4")
-    matmul_case(out, args, "matmul_skinny_bulk_swizzled_b_9x256x1024", 9, 256,
-                1024, block_b=(1, 16), swizzled_b=True,
-                schedule="skinny16x16_w2_b3")
-    matmul_case(out, args, "matmul_skinny_bulk_30x160x512_m32", 30, 160, 512,
-                schedule="skinny32x16_w2_b2")
-    matmul_case(out, args, "matmul_skinny_bulk_16x256x4096_b4", 16, 256,
-                4096, schedule="skinny16x16_w8_b4")
     # A staged with two n8 tiles of A rows (tile M 16; it crashed the
-    # compiler before), with and without the ring.
+    # compiler before).
     matmul_case(out, args, "matmul_skinny_staged_m16_14x256x1024", 14, 256,
                 1024, schedule="skinny16x16_w4_a")
-    matmul_case(out, args, "matmul_skinny_bulk_staged_m16_14x256x1024_n32",
-                14, 256, 1024, block_b=(1, 16), schedule="skinny16x32_w4_a_b2")
+    # The byte decode (_e: codes placed as F16 high bytes, 2^-14 times
+    # their value, scales times 2^7), the prefetch (_pf: the next group's
+    # loads before the current group's math; loop-carried with two or more
+    # groups) and the staged A times B's 16x16 block scales (_s: B's codes
+    # straight into mma.sync), on ragged M and N, 1x16 and swizzled B,
+    # batches, BF16 out with alpha, 16-warp CTAs one per SM (128
+    # registers).
+    matmul_case(out, args, "matmul_skinny_bytes_5x1000x768_bf16_w3", 5, 1000,
+                768, block_b=(1, 16), result="bf16", alpha=2.0,
+                schedule="skinny8x16_w3_e")
+    matmul_case(out, args, "matmul_skinny_bytes_swizzled_b_9x256x1024", 9,
+                256, 1024, block_b=(1, 16), swizzled_b=True,
+                schedule="skinny16x16_w8_pf_e")
+    matmul_case(out, args, "matmul_skinny_bytes_30x160x512_m32_u1", 30, 160,
+                512, schedule="skinny32x16_w2_u1_pf_e")
+    matmul_case(out, args, "matmul_skinny_bytes_batched_2x12x208x1024_n32",
+                12, 208, 1024, batch=2, schedule="skinny16x32_w2_u2_pf_e")
+    matmul_case(out, args, "matmul_skinny_bytes_16x256x2048_w16", 16, 256,
+                2048, result="bf16", schedule="skinny16x32_w16_pf_e")
+    matmul_case(out, args, "matmul_skinny_scaled_3x1152x1024_bf16", 3, 1152,
+                1024, result="bf16", alpha=0.5,
+                schedule="skinny8x16_w8_pf_a_s_e")
+    matmul_case(out, args, "matmul_skinny_scaled_batched_2x3x208x2048_n32", 3,
+                208, 2048, batch=2, schedule="skinny8x32_w16_u1_pf_a_s_e")
+    matmul_case(out, args, "matmul_skinny_scaled_swizzled_b_1x256x1024", 1,
+                256, 1024, swizzled_b=True, schedule="skinny8x16_w8_pf_a_s_e")
     # The route: decode kernels into F16 scratch, then the same wgmma
     # pipeline fed by TMA (ragged, BF16 out with alpha, batched, the
     # quantizing epilogue).

@@ -359,9 +359,12 @@ Bundle::loadFromMemory(std::shared_ptr<Device> device, std::string image,
                         dev.maxSharedOptin)
               .str());
   }
-  // Above 48 KiB a kernel must opt in to its dynamic shared memory.
+  // Above 48 KiB of static + dynamic shared memory a kernel must opt in to
+  // its dynamic bytes; asking whenever it has any covers a small dynamic
+  // part beside a large static one (a launch of 20 KiB dynamic beside 36
+  // KiB static failed without it on the H200).
   for (auto [f, bytes] : maxShared) {
-    if (bytes <= 48 * 1024)
+    if (bytes == 0)
       continue;
     if ((r = driver.cuFuncSetAttribute(
              f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,

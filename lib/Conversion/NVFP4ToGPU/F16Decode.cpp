@@ -10,6 +10,8 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 
+#include <cmath>
+
 using namespace mlir;
 using namespace mlir::nvfp4;
 using namespace mlir::nvfp4::kernels;
@@ -59,11 +61,52 @@ std::array<Value, 4> kernels::decodeE2M1x8ToF16(OpBuilder &b, Location loc,
   return words;
 }
 
+std::array<Value, 4> kernels::decodeE2M1x8ToF16Pow2(OpBuilder &b, Location loc,
+                                                    Value word) {
+  auto shift = [&](Value x, int64_t bits) -> Value {
+    if (bits > 0)
+      return arith::ShLIOp::create(b, loc, x, c32(b, loc, bits));
+    return arith::ShRUIOp::create(b, loc, x, c32(b, loc, -bits));
+  };
+  // (a & ~0x0E0E0E0E) | (b & 0x0E0E0E0E): a carries only sign bits, which
+  // land on bit 7 or bit 3 of a byte, so outside the mask it is the sign
+  // or zero (one lop3).
+  auto merge = [&](Value signs, Value magnitudes) -> Value {
+    return arith::OrIOp::create(b, loc, andi(b, loc, signs, int32_t(~0x0E0E0E0Eu)),
+                                andi(b, loc, magnitudes, 0x0E0E0E0E));
+  };
+  Value signs = andi(b, loc, word, int32_t(0x88888888u));
+  // Byte j: the high byte of code 2j (its sign from bit 3 to 7, magnitude
+  // from bits 0..2 to 1..3), resp. of code 2j + 1 (sign already at bit 7,
+  // magnitude from bits 4..6 to 1..3).
+  Value even = merge(shift(signs, 4), shift(word, 1));
+  Value odd = merge(signs, shift(word, -3));
+  Value zero = c32(b, loc, 0);
+  // Word i = {code i, code i + 4}: bytes [0, H_i, 0, H_{i+4}], codes i and
+  // i + 4 being bytes i / 2 and i / 2 + 2 of `even` (i even) or `odd`.
+  std::array<Value, 4> words;
+  for (int64_t i = 0; i < 4; ++i) {
+    int64_t byte = i / 2;
+    int64_t selector = 0x4 | (byte << 4) | (0x4 << 8) | ((byte + 2) << 12);
+    words[i] = prmt(b, loc, i % 2 ? odd : even, zero, c32(b, loc, selector));
+  }
+  return words;
+}
+
 std::array<Value, 2> kernels::decodeE4M3x2ToF16Pairs(OpBuilder &b, Location loc,
-                                                     Value twoBytes) {
+                                                     Value twoBytes,
+                                                     int exponent) {
   Value scales = NVVM::ConvertF8x2ToF16x2Op::create(
       b, loc, VectorType::get({2}, b.getF16Type()), twoBytes,
       b.getBoolAttr(false), TypeAttr::get(b.getType<Float8E4M3FNType>()));
+  if (exponent) {
+    auto f16 = b.getF16Type();
+    auto type = VectorType::get({2}, f16);
+    Attribute power = b.getFloatAttr(f16, std::ldexp(1.0, exponent));
+    Value factor = arith::ConstantOp::create(
+        b, loc, type, DenseElementsAttr::get(type, power));
+    scales = arith::MulFOp::create(b, loc, scales, factor);
+  }
   Value bits = LLVM::BitcastOp::create(b, loc, b.getI32Type(), scales);
   return {prmt(b, loc, bits, bits, c32(b, loc, 0x1010)),
           prmt(b, loc, bits, bits, c32(b, loc, 0x3232))};

@@ -38,10 +38,25 @@ namespace kernels {
 /// halves' sign bits with a single shift, 12 - 4i.
 std::array<Value, 4> decodeE2M1x8ToF16(OpBuilder &b, Location loc, Value word);
 
+/// Eight E2M1 codes -> four F16x2 words in decodeE2M1x8ToF16's order
+/// ({e_i, e_{i+4}}), each value times 2^-14: the code's bits placed as an
+/// F16's high byte, s000 eem0 (the F16 with exponent field e and mantissa
+/// m0... is 2^-14 times the E2M1 with exponent e and mantissa m, the
+/// subnormal 0.5 included). 10 integer instructions and no table: the
+/// signs (S = word & 0x88888888) and the magnitudes of the even and odd
+/// nibbles meet in one lop3 each, (S << 4, word << 1) and (S, word >> 3)
+/// under the mask 0x0E0E0E0E, giving the high bytes of codes 0, 2, 4, 6
+/// and 1, 3, 5, 7; one prmt per word places two of them.
+std::array<Value, 4> decodeE2M1x8ToF16Pow2(OpBuilder &b, Location loc,
+                                           Value word);
+
 /// Two E4M3 scale bytes (vector<2xi8>, element 0 first) -> their exact F16
-/// values as the words {s0, s0} and {s1, s1} (cvt.rn.f16x2.e4m3x2, sm_89+).
+/// values times 2^exponent as the words {s0, s0} and {s1, s1}
+/// (cvt.rn.f16x2.e4m3x2, sm_89+; then mul.rn.f16x2 when exponent != 0,
+/// exact for exponents from -5 to 7: E4M3 spans [2^-9, 448]).
 std::array<Value, 2> decodeE4M3x2ToF16Pairs(OpBuilder &b, Location loc,
-                                            Value twoBytes);
+                                            Value twoBytes,
+                                            int exponent = 0);
 
 /// The F16x2 product of two i32 words (mul.rn.f16x2; exact for code x
 /// scale).

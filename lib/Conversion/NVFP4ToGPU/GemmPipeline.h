@@ -171,8 +171,10 @@ struct GemmSchedule {
   /// mma.sync. tileM is rows of A (8..32), tileN rows of B (16 or 32) per
   /// CTA; the other fields are unused. Its name is
   /// "skinny{tileM}x{tileN}_w{warps}" (then "_u{chunks}" when
-  /// skinnyChunks is given, "_a" with skinnyStageA, "_b{stages}" with
-  /// skinnyBulkStages).
+  /// skinnyChunks is given, "_pf" with skinnyPrefetch, "_a" with
+  /// skinnyStageA, "_s" with
+  /// skinnyScaledA, "_b{stages}" with skinnyBulkStages, "_e" with
+  /// skinnyByteDecode).
   int64_t skinnyWarps = 0;
   /// The skinny kernel: K chunks (128 elements) each warp loads before it
   /// decodes them; 0 = the most (up to 4) that divide its chunks.
@@ -189,6 +191,27 @@ struct GemmSchedule {
   /// cycle; each stage holds one 128-K chunk per warp, the warps taking
   /// the chunks interleaved (stage j: chunks jW .. jW + W - 1).
   int64_t skinnyBulkStages = 0;
+  /// The skinny kernel decodes codes by bit placement ("_e",
+  /// decodeE2M1x8ToF16Pow2: 10 instead of 16 integer instructions per 8
+  /// codes): each F16 is 2^-14 times its code, the block scales enter as
+  /// 2^7 s (exact: the products 2^-7 code s are multiples of 2^-17 below
+  /// 21) and alpha carries 2^14 (2^7 per operand), so every product and
+  /// partial sum is the plain decode's times a power of two: the same
+  /// result bits.
+  bool skinnyByteDecode = false;
+  /// With "_a" and "_e" and 16x16 blocks of B ("_s"): the staged A is
+  /// multiplied by B's block scale, A'' = 2^-5 codeA sA sB (exact in F16:
+  /// a multiple of 2^-24 with at most 10 significant bits, at most 37632),
+  /// once per m16 tile of B (whose 16 rows share a scale per 16 K), so the
+  /// lanes skip B's scales altogether: no scale loads and no multiplies in
+  /// the loop, the codes go from their bytes into mma.sync. alpha carries
+  /// 2^19.
+  bool skinnyScaledA = false;
+  /// The skinny kernel without the ring loads the next group of U chunks
+  /// before the math of the current one ("_pf": two groups of registers),
+  /// and the first group before A is staged: B's first bytes are in flight
+  /// from the kernel's first cycles, also when a warp has one group.
+  bool skinnyPrefetch = false;
 
   bool skinny() const { return skinnyWarps > 0; }
 

@@ -37,6 +37,14 @@
 // section below). Its warps take the K chunks interleaved (stage j: chunk
 // j W + w of warp w), so one stage is W x 64 contiguous bytes per row.
 //
+// With skinnyByteDecode ("_e") the codes are placed as F16 high bytes
+// (2^-14 times their values, decodeE2M1x8ToF16Pow2) and the scales enter as
+// 2^7 s; with skinnyScaledA ("_s") the staged A also carries B's 16x16
+// block scale and B's codes go into mma.sync as placed; alpha takes the
+// powers of two back (the products are the plain decode's, scaled). With
+// skinnyPrefetch ("_pf") the loads run one group of chunks ahead of the
+// math, the first group's before A is staged.
+//
 // Rows of A past M and rows of B past N load the last row instead (in
 // bounds); they only feed outputs the kernel does not store. Exactness as
 // the route's: F16 products are exact and the sums are FP32 in mma.sync's
@@ -59,6 +67,7 @@
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 
 #include <functional>
+#include <optional>
 
 using namespace mlir;
 using namespace mlir::nvfp4;
@@ -87,6 +96,15 @@ struct SkinnyShape {
   int64_t chunksInFlight; ///< U, divides chunksPerWarp
   /// With GemmSchedule::skinnyStageA: the rows of A staged (M).
   int64_t stagedRows = 0;
+  /// With GemmSchedule::skinnyScaledA: the staged A once per m16 tile of B
+  /// (times that tile's block scales), else once.
+  int64_t stagedCopies = 1;
+  /// B's codes go into mma.sync unscaled (skinnyScaledA).
+  bool scaledA = false;
+  /// A lane's B rows g and g + 8 share their scales (16x16 blocks; rows
+  /// past N clamp into the same last block): the byte decode loads and
+  /// converts them once per m16 tile.
+  bool pairedScalesB = false;
   /// With GemmSchedule::skinnyBulkStages: the ring's slots (at most the
   /// stages, chunksPerWarp); 0: no ring.
   int64_t ringSlots = 0;
@@ -98,6 +116,12 @@ struct SkinnyShape {
         chunksPerWarp(plan.k / kChunkK / plan.skinnyWarps) {
     if (plan.skinnyStageA)
       stagedRows = plan.m;
+    if (plan.skinnyScaledA) {
+      scaledA = true;
+      stagedCopies = mmaTilesB;
+    }
+    pairedScalesB =
+        plan.skinnyByteDecode && plan.b.type.getBlockRows() == 16;
     if (plan.skinnyBulkStages)
       ringSlots = std::min(plan.skinnyBulkStages, chunksPerWarp);
     chunksInFlight = plan.skinnyChunks;
@@ -119,7 +143,9 @@ struct SkinnyShape {
   int64_t accumulatorSets() const { return mmaTilesB * mmaTilesA <= 2 ? 2 : 1; }
   /// i32 words of the staged A: per warp, chunk, row and quad lane the 16
   /// F16x2 words of 32 codes.
-  int64_t stagedWords() const {
+  int64_t stagedWords() const { return stagedCopies * stagedCopyWords(); }
+  /// i32 words of one copy of the staged A.
+  int64_t stagedCopyWords() const {
     return warps * chunksPerWarp * stagedRows * 4 * 16;
   }
   /// Ring rows of A: the tile's rows, unless A is staged.
@@ -138,7 +164,7 @@ struct SkinnyShape {
   int64_t ringBytes() const { return ringSlots * slotBytes(); }
   /// The ring rows' staged scales: K / 16 bytes each.
   int64_t stagedScaleBytes() const {
-    return ringSlots ? ringRows() * (k / 16) : 0;
+    return ringSlots && !scaledA ? ringRows() * (k / 16) : 0;
   }
   /// Dynamic shared memory: the ring and 16 bytes of alignment slack.
   int64_t dynamicSharedBytes() const {
@@ -158,6 +184,40 @@ struct LoadedRow {
   Value scale0, scale1; ///< i8
 };
 
+/// The rows a lane loads for one group of U chunks: [chunk][row] of B and
+/// (unless staged) of A.
+struct LoadedGroup {
+  SmallVector<SmallVector<LoadedRow>> b, a;
+
+  /// Its values in order (a loop's iteration arguments).
+  SmallVector<Value> flatten() const {
+    SmallVector<Value> values;
+    for (const auto *part : {&b, &a})
+      for (const SmallVector<LoadedRow> &rows : *part)
+        for (const LoadedRow &row : rows) {
+          values.push_back(row.words);
+          if (row.scale0)
+            values.append({row.scale0, row.scale1});
+        }
+    return values;
+  }
+  /// The same shape over `values` (flatten()'s order).
+  LoadedGroup rebuilt(ValueRange values) const {
+    LoadedGroup group = *this;
+    size_t i = 0;
+    for (auto *part : {&group.b, &group.a})
+      for (SmallVector<LoadedRow> &rows : *part)
+        for (LoadedRow &row : rows) {
+          row.words = values[i++];
+          if (row.scale0) {
+            row.scale0 = values[i++];
+            row.scale1 = values[i++];
+          }
+        }
+    return group;
+  }
+};
+
 struct SkinnyKernel {
   OpBuilder &b;
   Location loc;
@@ -172,8 +232,8 @@ struct SkinnyKernel {
   /// Loads the 16 code bytes of chunk `chunk` of row `row` (over all batch
   /// elements) for quad lane `t`, and the scales of its two blocks.
   LoadedRow load(IndexMath &im, Value codeWords, Value scales,
-                 BlockScaledTensorType type, Value row, Value chunk,
-                 Value t) {
+                 BlockScaledTensorType type, Value row, Value chunk, Value t,
+                 bool withScales = true) {
     Value byte = im.add(im.add(im.mul(row, shape.k / 2),
                                im.mul(chunk, kChunkBytes)),
                         im.mul(t, 16));
@@ -182,6 +242,8 @@ struct SkinnyKernel {
         b, loc, VectorType::get({4}, b.getI32Type()), codeWords,
         ValueRange{im.div(byte, 4)}, /*nontemporal=*/false,
         llvm::MaybeAlign(16));
+    if (!withScales)
+      return loaded;
     Value block = im.add(im.mul(chunk, kChunkK / 16), im.mul(t, 2));
     loaded.scale0 = memref::LoadOp::create(
         b, loc, scales, ValueRange{scaleOffset(im, type, row, block)});
@@ -191,12 +253,34 @@ struct SkinnyKernel {
     return loaded;
   }
 
-  /// The row's two block scales as F16x2 pairs {s, s}.
+  /// Whether a lane loads the scales of its B row `i` (rows g, g + 8 of
+  /// each m16 tile in turn): not with scaledA, and only the first of a pair
+  /// that shares them.
+  bool loadsScalesB(size_t i) const {
+    return !shape.scaledA && !(shape.pairedScalesB && i % 2 == 1);
+  }
+
+  /// The power of two the decoded codes carry (2^-14 with the byte
+  /// decode) and the one their scales carry to make up for it (2^7: the
+  /// products code x scale then carry 2^-7, see GemmSchedule).
+  int scaleExponent() const { return plan.skinnyByteDecode ? 7 : 0; }
+
+  /// The row's two block scales as F16x2 pairs {s, s} (times
+  /// 2^scaleExponent()).
   std::array<Value, 2> scalePairs(const LoadedRow &row) {
     Value pair = vector::FromElementsOp::create(
         b, loc, VectorType::get({2}, b.getI8Type()),
         ValueRange{row.scale0, row.scale1});
-    return decodeE4M3x2ToF16Pairs(b, loc, pair);
+    return decodeE4M3x2ToF16Pairs(b, loc, pair, scaleExponent());
+  }
+
+  /// The 4 F16x2 words of code word `w` of a loaded row, unscaled: the
+  /// codes themselves (times 2^-14 with the byte decode).
+  std::array<Value, 4> decodeCodes(const LoadedRow &row, int64_t w) {
+    Value word = vector::ExtractOp::create(b, loc, row.words,
+                                           ArrayRef<int64_t>{w});
+    return plan.skinnyByteDecode ? decodeE2M1x8ToF16Pow2(b, loc, word)
+                                 : decodeE2M1x8ToF16(b, loc, word);
   }
 
   /// The 4 F16x2 words (code x scale, exact) of code word `w` (0..3) of a
@@ -205,9 +289,7 @@ struct SkinnyKernel {
   std::array<Value, 4> decodeWord(const LoadedRow &row,
                                   const std::array<Value, 2> &scale,
                                   int64_t w) {
-    Value word = vector::ExtractOp::create(b, loc, row.words,
-                                           ArrayRef<int64_t>{w});
-    std::array<Value, 4> out = decodeE2M1x8ToF16(b, loc, word);
+    std::array<Value, 4> out = decodeCodes(row, w);
     for (Value &x : out)
       x = mulF16x2(b, loc, x, scale[w / 2]);
     return out;
@@ -253,30 +335,39 @@ struct SkinnyKernel {
   /// and adds its 8 mma steps to `acc`, per code word: decode the word of
   /// every row, then its two mma steps (short live ranges: a word's 4
   /// F16x2 values per row, not a chunk's 16).
+  /// The staged A words of code word w, n8 tile q and (with scaledA) m16
+  /// tile mt of B.
+  using StagedWords = std::function<std::array<Value, 4>(int64_t, int64_t,
+                                                         int64_t)>;
+
   void multiplyChunk(ArrayRef<LoadedRow> loadedB, ArrayRef<LoadedRow> loadedA,
-                     std::function<std::array<Value, 4>(int64_t, int64_t)>
-                         stagedA,
-                     MutableArrayRef<Value> acc) {
+                     StagedWords stagedA, MutableArrayRef<Value> acc) {
     SmallVector<std::array<Value, 2>> scalesB, scalesA;
-    for (const LoadedRow &row : loadedB)
-      scalesB.push_back(scalePairs(row));
+    if (!shape.scaledA)
+      for (const LoadedRow &row : loadedB)
+        scalesB.push_back(row.scale0 ? scalePairs(row) : scalesB.back());
     for (const LoadedRow &row : loadedA)
       scalesA.push_back(scalePairs(row));
     for (int64_t w = 0; w < 4; ++w) {
       SmallVector<std::array<Value, 4>> wordB, wordA;
-      for (auto [row, scale] : llvm::zip(loadedB, scalesB))
-        wordB.push_back(decodeWord(row, scale, w));
+      for (auto [i, row] : llvm::enumerate(loadedB))
+        wordB.push_back(shape.scaledA ? decodeCodes(row, w)
+                                      : decodeWord(row, scalesB[i], w));
       for (auto [row, scale] : llvm::zip(loadedA, scalesA))
         wordA.push_back(decodeWord(row, scale, w));
+      // wordA[c * mmaTilesA + q]: copy c of the staged A (one per m16 tile
+      // of B with scaledA).
       if (stagedA)
-        for (int64_t q = 0; q < shape.mmaTilesA; ++q)
-          wordA.push_back(stagedA(w, q));
+        for (int64_t c = 0; c < shape.stagedCopies; ++c)
+          for (int64_t q = 0; q < shape.mmaTilesA; ++q)
+            wordA.push_back(stagedA(w, q, c));
       for (int64_t half = 0; half < 2; ++half) {
         int64_t step = 2 * w + half;
         for (int64_t mt = 0; mt < shape.mmaTilesB; ++mt)
           for (int64_t q = 0; q < shape.mmaTilesA; ++q) {
             const auto &lo = wordB[2 * mt], &hi = wordB[2 * mt + 1];
-            const auto &a = wordA[q];
+            const auto &a =
+                wordA[(shape.stagedCopies > 1 ? mt : 0) * shape.mmaTilesA + q];
             // a0a1 row g, a2a3 row g + 8 at slots (2t, 2t + 1); a4a5, a6a7
             // at (2t + 8, 2t + 9); b0b1, b2b3 the same slots of A's row.
             mma({lo[2 * half], hi[2 * half], lo[2 * half + 1],
@@ -306,6 +397,10 @@ struct SkinnyKernel {
   // as bytes [ring row][K / 16] in static shared memory.
 
   Value ringBase, ringView, barriers, stagedScales;
+  /// emit()'s group loads and math (the plain and the prefetching loop).
+  std::function<LoadedGroup(Value)> loadGroup;
+  std::function<void(Value, const LoadedGroup &, MutableArrayRef<Value>)>
+      multiplyGroup;
 
   Value c32(int64_t v) { return i32(v); }
 
@@ -460,7 +555,8 @@ struct SkinnyKernel {
         staged.push_back({im.add(i, im.c(at)), byte, at + count});
       }
     };
-    stageRows(true, plan.tileN, 0);
+    if (!shape.scaledA)
+      stageRows(true, plan.tileN, 0);
     if (shape.ringRowsA())
       stageRows(false, plan.tileM, plan.tileN * blocks);
     for (auto [index, byte, end] : staged) {
@@ -475,7 +571,7 @@ struct SkinnyKernel {
   /// Ring row `r` (static offset plus the lane's g) of slot `slot` as a
   /// LoadedRow of local chunk `stage`.
   LoadedRow ringRow(IndexMath &im, Value slot, Value stage, int64_t r0,
-                    Value g, Value warp, Value t) {
+                    Value g, Value warp, Value t, bool withScales = true) {
     Value r = im.add(im.c(r0), g);
     Value byte = im.add(im.add(im.mul(slot, shape.slotBytes()),
                                im.mul(r, shape.rowStride())),
@@ -485,6 +581,8 @@ struct SkinnyKernel {
         b, loc, VectorType::get({4}, b.getI32Type()), ringView,
         ValueRange{im.div(byte, 4)}, /*nontemporal=*/false,
         llvm::MaybeAlign(16));
+    if (!withScales)
+      return row;
     Value block = im.add(im.mul(globalChunk(im, warp, stage), kChunkK / 16),
                          im.mul(t, 2));
     Value at = im.add(im.mul(r, shape.k / 16), block);
@@ -497,9 +595,7 @@ struct SkinnyKernel {
   scf::ForOp emitRingLoop(
       IndexMath &im, ValueRange init, Value g, Value t, Value tileB,
       Value tileA, Value batch,
-      llvm::function_ref<
-          std::function<std::array<Value, 4>(int64_t, int64_t)>(Value)>
-          stagedWordsOf) {
+      llvm::function_ref<StagedWords(Value)> stagedWordsOf) {
     Value tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
     Value warp = im.div(tid, 32);
     return scf::ForOp::create(
@@ -518,8 +614,9 @@ struct SkinnyKernel {
           SmallVector<LoadedRow> loadedB, loadedA;
           for (int64_t mt = 0; mt < shape.mmaTilesB; ++mt)
             for (int64_t half = 0; half < 2; ++half)
-              loadedB.push_back(
-                  ringRow(im, slot, stage, 16 * mt + 8 * half, g, warp, t));
+              loadedB.push_back(ringRow(im, slot, stage, 16 * mt + 8 * half,
+                                        g, warp, t,
+                                        loadsScalesB(2 * mt + half)));
           if (shape.ringRowsA())
             for (int64_t q = 0; q < shape.mmaTilesA; ++q)
               loadedA.push_back(ringRow(im, slot, stage, plan.tileN + 8 * q,
@@ -573,6 +670,28 @@ struct SkinnyKernel {
     Value wordsB = codesAsWords(b, loc, args[3]);
 
     Value firstChunk = im.mul(warp, shape.chunksPerWarp);
+    // One group of U chunks: every load first (the bytes in flight hide the
+    // latency), then the math of each chunk.
+    Value staged = shape.stagedRows ? args[partialsIndex() + 1] : Value();
+    loadGroup = [&](Value it) {
+      LoadedGroup group;
+      for (int64_t u = 0; u < shape.chunksInFlight; ++u) {
+        Value chunk = im.add(im.add(firstChunk, it), im.c(u));
+        group.b.emplace_back();
+        group.a.emplace_back();
+        for (auto [i, row] : llvm::enumerate(rowsB))
+          group.b.back().push_back(load(im, wordsB, args[4], rhs, row, chunk,
+                                        t, loadsScalesB(i)));
+        if (!staged)
+          for (Value row : rowsA)
+            group.a.back().push_back(
+                load(im, wordsA, args[1], lhs, row, chunk, t));
+      }
+      return group;
+    };
+    std::optional<LoadedGroup> prefetched;
+    if (plan.skinnyPrefetch)
+      prefetched = loadGroup(im.c(0));
     // With the ring, the barriers, the first stages' copies and the staged
     // scales come first: the copies are in flight while A is staged.
     if (shape.ringSlots)
@@ -582,8 +701,9 @@ struct SkinnyKernel {
     // vector i at slot (i + t / 2 + 2 (row % 2)) % 4 of the unit's 64
     // bytes, so the 8 lanes of a quarter warp that read vector i of their
     // units (4 quad lanes x 2 rows) hit 8 different 16-byte bank groups.
-    Value staged = shape.stagedRows ? args[partialsIndex() + 1] : Value();
-    auto stagedIndex = [&](Value chunk, Value row, Value quad, int64_t i) {
+    // With scaledA, copy c (B's m16 tile c) follows copy c - 1.
+    auto stagedIndex = [&](Value chunk, Value row, Value quad, int64_t i,
+                           int64_t copy) {
       Value unit = im.add(
           im.mul(im.add(im.mul(im.add(im.mul(warp, shape.chunksPerWarp),
                                       chunk),
@@ -594,7 +714,8 @@ struct SkinnyKernel {
       Value slot = im.rem(
           im.add(im.add(im.c(i), im.div(quad, 2)), im.mul(im.rem(row, 2), 2)),
           4);
-      return im.add(im.mul(unit, 16), im.mul(slot, 4));
+      return im.add(im.add(im.mul(unit, 16), im.mul(slot, 4)),
+                    im.c(copy * shape.stagedCopyWords()));
     };
     if (staged) {
       int64_t units = shape.chunksPerWarp * shape.stagedRows * 4;
@@ -606,18 +727,48 @@ struct SkinnyKernel {
         Value quad = im.rem(unit, 4);
         Value row = im.rem(im.div(unit, 4), shape.stagedRows);
         Value chunk = im.div(unit, 4 * shape.stagedRows);
-        LoadedRow loaded =
-            load(im, wordsA, args[1], lhs,
-                 im.add(im.mul(batch, shape.m), row),
-                 globalChunk(im, warp, chunk), quad);
+        Value global = globalChunk(im, warp, chunk);
+        LoadedRow loaded = load(im, wordsA, args[1], lhs,
+                                im.add(im.mul(batch, shape.m), row), global,
+                                quad);
         std::array<Value, 2> scale = scalePairs(loaded);
+        // With scaledA: the scales of the unit's two blocks in B's m16
+        // tile c (its first row, clamped: rows past N feed no output),
+        // times 2^2 -- A'' = (2^-7 codeA sA) (2^2 sB).
+        SmallVector<std::array<Value, 2>> scalesB;
+        if (shape.scaledA) {
+          Value block = im.add(im.mul(global, kChunkK / 16), im.mul(quad, 2));
+          for (int64_t c = 0; c < shape.stagedCopies; ++c) {
+            Value rowB = arith::MinUIOp::create(
+                b, loc, im.add(im.mul(tileB, plan.tileN), im.c(16 * c)),
+                im.c(shape.n - 1));
+            rowB = im.add(im.mul(batch, shape.n), rowB);
+            Value pair = vector::FromElementsOp::create(
+                b, loc, VectorType::get({2}, b.getI8Type()),
+                ValueRange{
+                    memref::LoadOp::create(
+                        b, loc, args[4],
+                        ValueRange{scaleOffset(im, rhs, rowB, block)}),
+                    memref::LoadOp::create(
+                        b, loc, args[4],
+                        ValueRange{scaleOffset(im, rhs, rowB,
+                                               im.add(block, im.c(1)))})});
+            scalesB.push_back(decodeE4M3x2ToF16Pairs(b, loc, pair, 2));
+          }
+        }
         for (int64_t w = 0; w < 4; ++w) {
           std::array<Value, 4> words = decodeWord(loaded, scale, w);
-          vector::StoreOp::create(
-              b, loc,
-              vector::FromElementsOp::create(
-                  b, loc, VectorType::get({4}, b.getI32Type()), words),
-              staged, ValueRange{stagedIndex(chunk, row, quad, w)});
+          for (int64_t c = 0; c < shape.stagedCopies; ++c) {
+            std::array<Value, 4> stored = words;
+            if (shape.scaledA)
+              for (Value &x : stored)
+                x = mulF16x2(b, loc, x, scalesB[c][w / 2]);
+            vector::StoreOp::create(
+                b, loc,
+                vector::FromElementsOp::create(
+                    b, loc, VectorType::get({4}, b.getI32Type()), stored),
+                staged, ValueRange{stagedIndex(chunk, row, quad, w, c)});
+          }
         }
       }
       gpu::BarrierOp::create(b, loc);
@@ -633,11 +784,12 @@ struct SkinnyKernel {
     SmallVector<Value> init(shape.accumulatorSets() * shape.accumulators(),
                             s.f32(0.0f));
     // The staged A words of code word w, n8 tile q, of local chunk `chunk`.
-    auto stagedWordsOf = [&](Value chunk) {
-      return [&, chunk](int64_t w, int64_t q) {
+    std::function<StagedWords(Value)> stagedWordsOf =
+        [&](Value chunk) -> StagedWords {
+      return [&, chunk](int64_t w, int64_t q, int64_t copy) {
         Value words = vector::LoadOp::create(
             b, loc, VectorType::get({4}, b.getI32Type()), staged,
-            ValueRange{stagedIndex(chunk, stagedRow[q], t, w)});
+            ValueRange{stagedIndex(chunk, stagedRow[q], t, w, copy)});
         std::array<Value, 4> four;
         for (int64_t i = 0; i < 4; ++i)
           four[i] = vector::ExtractOp::create(b, loc, words,
@@ -645,11 +797,21 @@ struct SkinnyKernel {
         return four;
       };
     };
-    scf::ForOp loop;
+    multiplyGroup = [&](Value it, const LoadedGroup &group,
+                        MutableArrayRef<Value> acc) {
+      for (int64_t u = 0; u < shape.chunksInFlight; ++u)
+        multiplyChunk(group.b[u], group.a[u],
+                      staged ? stagedWordsOf(im.add(it, im.c(u)))
+                             : StagedWords(),
+                      acc);
+    };
+    SmallVector<Value> sums;
     if (shape.ringSlots) {
-      loop = emitRingLoop(im, init, g, t, tileB, tileA, batch, stagedWordsOf);
-    } else {
-      loop = scf::ForOp::create(
+      scf::ForOp loop =
+          emitRingLoop(im, init, g, t, tileB, tileA, batch, stagedWordsOf);
+      sums.assign(loop.getResults().begin(), loop.getResults().end());
+    } else if (!plan.skinnyPrefetch) {
+      scf::ForOp loop = scf::ForOp::create(
           b, loc, im.c(0), im.c(shape.chunksPerWarp),
           im.c(shape.chunksInFlight), init,
           [&](OpBuilder &nested, Location, Value it, ValueRange iterAcc) {
@@ -659,28 +821,44 @@ struct SkinnyKernel {
                                 nested.getInsertionPoint());
             SmallVector<Value> acc(iterAcc);
             // Every load of the U chunks first.
-            SmallVector<SmallVector<LoadedRow>> loadedB, loadedA;
-            for (int64_t u = 0; u < shape.chunksInFlight; ++u) {
-              Value chunk = im.add(im.add(firstChunk, it), im.c(u));
-              loadedB.emplace_back();
-              loadedA.emplace_back();
-              for (Value row : rowsB)
-                loadedB.back().push_back(
-                    load(im, wordsB, args[4], rhs, row, chunk, t));
-              if (!staged)
-                for (Value row : rowsA)
-                  loadedA.back().push_back(
-                      load(im, wordsA, args[1], lhs, row, chunk, t));
-            }
-            for (int64_t u = 0; u < shape.chunksInFlight; ++u) {
-              if (staged)
-                multiplyChunk(loadedB[u], loadedA[u],
-                              stagedWordsOf(im.add(it, im.c(u))), acc);
-              else
-                multiplyChunk(loadedB[u], loadedA[u], nullptr, acc);
-            }
+            LoadedGroup group = loadGroup(it);
+            multiplyGroup(it, group, acc);
             scf::YieldOp::create(b, loc, acc);
           });
+      sums.assign(loop.getResults().begin(), loop.getResults().end());
+    } else {
+      // Prefetch ("_pf"): the loads of group i + 1 are issued before the
+      // math of group i, the registers of both live at once; group 0's
+      // were issued before A was staged.
+      int64_t step = shape.chunksInFlight;
+      int64_t last = shape.chunksPerWarp - step;
+      SmallVector<Value> acc(init);
+      LoadedGroup current = *prefetched;
+      if (last > 0) {
+        SmallVector<Value> carried(acc);
+        llvm::append_range(carried, current.flatten());
+        auto loop = scf::ForOp::create(
+            b, loc, im.c(0), im.c(last), im.c(step), carried,
+            [&](OpBuilder &nested, Location, Value it, ValueRange iterArgs) {
+              OpBuilder::InsertionGuard guard(b);
+              b.setInsertionPoint(nested.getInsertionBlock(),
+                                  nested.getInsertionPoint());
+              SmallVector<Value> acc(iterArgs.take_front(init.size()));
+              LoadedGroup group = current.rebuilt(
+                  iterArgs.drop_front(init.size()));
+              LoadedGroup next = loadGroup(im.add(it, im.c(step)));
+              multiplyGroup(it, group, acc);
+              SmallVector<Value> yielded(acc);
+              llvm::append_range(yielded, next.flatten());
+              scf::YieldOp::create(b, loc, yielded);
+            });
+        acc.assign(loop.getResults().begin(),
+                   loop.getResults().begin() + init.size());
+        current =
+            current.rebuilt(loop.getResults().drop_front(init.size()));
+      }
+      multiplyGroup(im.c(last), current, acc);
+      sums = acc;
     }
 
     // The warps' partial sums meet in shared memory: [warp][fragment][lane]
@@ -690,10 +868,10 @@ struct SkinnyKernel {
     for (int64_t f = 0; f < shape.mmaTilesB * shape.mmaTilesA; ++f) {
       SmallVector<Value> four;
       for (int64_t i = 0; i < 4; ++i) {
-        Value sum = loop.getResult(4 * f + i);
+        Value sum = sums[4 * f + i];
         if (shape.accumulatorSets() == 2)
-          sum = arith::AddFOp::create(
-              b, loc, sum, loop.getResult(shape.accumulators() + 4 * f + i));
+          sum = arith::AddFOp::create(b, loc, sum,
+                                      sums[shape.accumulators() + 4 * f + i]);
         four.push_back(sum);
       }
       Value slot = im.mul(
@@ -715,7 +893,14 @@ struct SkinnyKernel {
     Value alpha = arith::MulFOp::create(b, loc, args[6],
                                         loadAmax(b, loc, args[2]));
     alpha = arith::MulFOp::create(b, loc, alpha, loadAmax(b, loc, args[5]));
-    alpha = arith::MulFOp::create(b, loc, alpha, s.f32(plan.alphaConstant));
+    // The powers of two the decode left in the products (GemmSchedule's
+    // skinnyByteDecode and skinnyScaledA): exact, so the result bits are
+    // the plain decode's.
+    float carried = shape.scaledA            ? float(1 << 19)
+                    : plan.skinnyByteDecode ? float(1 << 14)
+                                            : 1.0f;
+    alpha = arith::MulFOp::create(b, loc, alpha,
+                                  s.f32(plan.alphaConstant * carried));
     Type element = plan.resultElement;
     int64_t outputs = plan.tileN * plan.tileM;
     int64_t threads = shape.warps * 32;
@@ -794,6 +979,19 @@ std::string kernels::skinnyGemmUnsupportedReason(const GemmPlan &plan) {
            std::to_string(plan.k / kChunkK / plan.skinnyWarps) + " chunks";
   if (plan.skinnyStageA && plan.m > plan.tileM)
     return "the skinny kernel stages A (_a) only when M <= tile M";
+  if (plan.skinnyScaledA &&
+      (!plan.skinnyStageA || !plan.skinnyByteDecode ||
+       plan.b.type.getBlockRows() != 16))
+    return "the skinny kernel scales the staged A by B's block scales (_s) "
+           "only with A staged (_a), the byte decode (_e) and 16x16 blocks "
+           "of B";
+  // The ring ran on the H200 in session 9: within tolerance with 16x16
+  // blocks of B, non-finite C with 1x16 blocks (matmul_skinny_bulk_5x1000x
+  // 768_bf16, ..._staged_batched_2x1x336x1024), never measured faster.
+  // Until that is understood it cannot be forced.
+  if (plan.skinnyBulkStages)
+    return "the skinny kernel's bulk-copy ring (_b) is disabled: it gave "
+           "non-finite results with 1x16-blocked B on the H200";
   if (plan.skinnyBulkStages && plan.skinnyChunks)
     return "the skinny kernel's bulk-copy ring (_b) takes one chunk per "
            "warp and stage: no chunks in flight (_u)";
@@ -839,24 +1037,38 @@ gpu::GPUFuncOp kernels::buildSkinnyGemmKernel(ModuleOp module,
   options.blockSize = shape.warps * 32;
   // Two CTAs per SM (a 16-row tile of B each: the grid has few CTAs, so
   // the warps per SM come from the CTAs' size): ptxas caps the registers
-  // at 64 for 16 warps, 128 for 8.
-  options.minBlocksPerMultiprocessor = 2;
+  // at 64 for 16 warps, 128 for 8. CTAs of more than 8 warps in a grid
+  // that fits the SMs once take one each and keep 128 registers.
+  std::array<int64_t, 3> grid = plan.grid();
+  bool oneWave = plan.chip &&
+                 grid[0] * grid[1] * grid[2] <= plan.chip->multiprocessors;
+  options.minBlocksPerMultiprocessor = shape.warps > 8 && oneWave ? 1 : 2;
   MLIRContext *ctx = module.getContext();
   auto workgroup =
       gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
+  // The partial sums and the staged A are read and written as 16-byte
+  // vectors: their buffers are 16-byte aligned (by default the element's
+  // 4 bytes, and ptxas placed the partials 4 bytes past a 16-byte boundary
+  // behind the ring's staged scales: a misaligned-address fault on the
+  // H200, session 9). The ring's barriers need 8.
   options.workgroupBuffers.push_back(MemRefType::get(
       {shape.warps * shape.accumulators() * 32}, Float32Type::get(ctx),
       MemRefLayoutAttrInterface(), workgroup));
-  if (shape.stagedRows)
+  options.workgroupAlignments.push_back(16);
+  if (shape.stagedRows) {
     options.workgroupBuffers.push_back(
         MemRefType::get({shape.stagedWords()}, IntegerType::get(ctx, 32),
                         MemRefLayoutAttrInterface(), workgroup));
+    options.workgroupAlignments.push_back(16);
+  }
   if (shape.ringSlots) {
     options.workgroupBuffers.push_back(
         MemRefType::get({shape.ringSlots}, IntegerType::get(ctx, 64),
                         MemRefLayoutAttrInterface(), workgroup));
+    options.workgroupAlignments.push_back(8);
     options.workgroupBuffers.push_back(
-        MemRefType::get({shape.stagedScaleBytes()}, IntegerType::get(ctx, 8),
+        MemRefType::get({std::max<int64_t>(shape.stagedScaleBytes(), 1)},
+                        IntegerType::get(ctx, 8),
                         MemRefLayoutAttrInterface(), workgroup));
   }
   return getOrCreateKernel(module, name, argTypes, options,
