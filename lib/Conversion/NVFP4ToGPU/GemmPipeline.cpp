@@ -1565,6 +1565,100 @@ void GemmPipelineEmitter::storeMmaFragmentByTensorCopy(Value tileRow0,
   }
 }
 
+void GemmPipelineEmitter::waitStagingBuffer() {
+  auto ifLane0 = scf::IfOp::create(b, loc, eq(lane, 0), false);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(ifLane0.thenBlock());
+    // All but the last committed group have read their buffers: the one
+    // kTmaStoreBuffers chunks ago is this buffer's.
+    NVVM::CpAsyncBulkWaitGroupOp::create(
+        b, loc, uint32_t(kTmaStoreBuffers - 1), b.getUnitAttr());
+  }
+  NVVM::SyncWarpOp::create(b, loc, c32(-1));
+}
+
+void GemmPipelineEmitter::stageRow(Value buffer, Value tileRow0,
+                                   Value tileCol0, int64_t rowByte,
+                                   Value bits, Value scale) {
+  Type element = plan.resultElement;
+  int64_t elementBytes = element.getIntOrFloatBitWidth() / 8;
+  int64_t count = cast<VectorType>(bits.getType()).getNumElements();
+  auto f32Type = VectorType::get({count}, b.getF32Type());
+  auto elementType = VectorType::get({count}, element);
+  Value scaled = arith::MulFOp::create(
+      b, loc, arith::BitcastOp::create(b, loc, f32Type, bits),
+      vector::BroadcastOp::create(b, loc, f32Type, scale));
+  if (element != b.getF32Type())
+    scaled = arith::TruncFOp::create(b, loc, elementType, scaled);
+  if (plan.outputAmax) {
+    // Only C's elements count: this lane's row inside M, and the columns
+    // j < N - (first column) of the run (the count may be <= 0).
+    Value rowInside = ult(add(rowA0, add(tileRow0, lane)), c32(plan.m));
+    Value left =
+        arith::SubIOp::create(b, loc, c32(plan.n), add(rowB0, tileCol0));
+    auto i32Type = VectorType::get({count}, b.getI32Type());
+    SmallVector<int32_t> columns;
+    for (int64_t j = 0; j < count; ++j)
+      columns.push_back(static_cast<int32_t>(j));
+    Value inside = arith::CmpIOp::create(
+        b, loc, arith::CmpIPredicate::slt,
+        arith::ConstantOp::create(
+            b, loc, i32Type, DenseElementsAttr::get(i32Type, ArrayRef(columns))),
+        vector::BroadcastOp::create(b, loc, i32Type, left));
+    auto maskType = VectorType::get({count}, b.getI1Type());
+    inside = arith::AndIOp::create(
+        b, loc, inside,
+        vector::BroadcastOp::create(b, loc, maskType, rowInside));
+    noteStored(arith::SelectOp::create(
+        b, loc, inside, scaled,
+        arith::ConstantOp::create(
+            b, loc, elementType,
+            DenseElementsAttr::get(elementType, b.getZeroAttr(element)))));
+  }
+  // Row `lane` of the buffer, 16-byte chunk q at lane * 128 + (q ^ (lane %
+  // 8)) * 16 (the 128-byte swizzle, what the TMA undoes).
+  int64_t words = count * elementBytes / 4;
+  Value packed = vector::BitCastOp::create(
+      b, loc, VectorType::get({words}, b.getI32Type()), scaled);
+  Value rowBase = mul(lane, c32(kTmaStoreRowBytes));
+  Value phase = andi(lane, 7);
+  for (int64_t q = 0; q < words / 4; ++q) {
+    Value piece = vector::ShuffleOp::create(
+        b, loc, packed, packed,
+        ArrayRef<int64_t>{4 * q, 4 * q + 1, 4 * q + 2, 4 * q + 3});
+    Value chunk = arith::XOrIOp::create(b, loc, c32(rowByte / 16 + q), phase);
+    LLVM::StoreOp::create(b, loc, piece,
+                          offsetPtr(buffer, add(rowBase, shl(chunk, 4))), 16);
+  }
+}
+
+void GemmPipelineEmitter::storeStagedRows(Value buffer, Value tileRow0,
+                                          Value tileCol0) {
+  // Each lane's generic-proxy writes become visible to the TMA (async
+  // proxy) before lane 0 issues the stores that read them.
+  NVVM::FenceProxyOp::create(
+      b, loc, NVVM::ProxyKind::async_shared,
+      NVVM::SharedSpaceAttr::get(b.getContext(),
+                                 NVVM::SharedSpace::shared_cta));
+  NVVM::SyncWarpOp::create(b, loc, c32(-1));
+  auto ifLane0 = scf::IfOp::create(b, loc, eq(lane, 0), false);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(ifLane0.thenBlock());
+  Value map = argumentPointer(b, loc, args[7]);
+  static_assert(kRowStagingRows % kTmaStoreRows == 0,
+                "a warp's rows are whole boxes");
+  for (int64_t box = 0; box < kRowStagingRows / kTmaStoreRows; ++box)
+    // Coordinates innermost first: column, row, batch element.
+    NVVM::CpAsyncBulkTensorSharedCTAToGlobalOp::create(
+        b, loc, map, offsetPtr(buffer, box * kTmaStoreBufferBytes),
+        ValueRange{add(rowB0, tileCol0),
+                   add(rowA0, add(tileRow0, c32(box * kTmaStoreRows))),
+                   outputBatch},
+        Value(), NVVM::TMAStoreMode::TILE, Value());
+  NVVM::CpAsyncBulkCommitGroupOp::create(b, loc);
+}
+
 void GemmPipelineEmitter::storeMmaFragment(Value tileRow0, Value tileCol0,
                                            ValueRange c, Value scale) {
   // Lane (g, t) holds rows g and g + 8 of each n8 block, columns 2t and

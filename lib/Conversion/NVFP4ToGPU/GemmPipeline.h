@@ -617,6 +617,27 @@ public:
   void storeMmaFragmentByTensorCopy(Value tileRow0, Value tileCol0,
                                     ValueRange c, Value scale, Value staging,
                                     int64_t firstChunk = 0);
+  /// The TMA-store epilogue of a kernel whose lanes each hold one row of C
+  /// (tcgen05.ld.32x32b: lane l of a warp holds row tileRow0 + l of the
+  /// tile): a warp's 32 rows x 128 bytes of C are staged in one buffer of
+  /// kRowStagingBufferBytes (shared, 1024-byte aligned, the 128-byte
+  /// swizzle of C's tensor map) and stored as two kTmaStoreRows boxes.
+  /// stageRow writes this lane's values `bits` (an i32 vector of FP32
+  /// bits, before `scale`: C's columns tileCol0 .., 16-byte multiples of
+  /// C) at byte `rowByte` of its row: one st.shared.v4 per 16 bytes, at
+  /// chunk position q ^ (lane % 8), so each 8-lane phase hits 8 different
+  /// 16-byte bank groups. The output amax counts only what lies inside C.
+  void stageRow(Value buffer, Value tileRow0, Value tileCol0, int64_t rowByte,
+                Value bits, Value scale);
+  /// Lane 0 waits until the bulk store that read a warp's buffer before
+  /// (kTmaStoreBuffers chunks ago) is done reading it; then the warp syncs.
+  /// Call it before stageRow into that buffer.
+  void waitStagingBuffer();
+  /// After the warp's stageRow calls of a chunk: fence.proxy.async, the
+  /// warp syncs, and lane 0 stores the buffer's 32 rows to C at (tileRow0,
+  /// tileCol0) of the tile with two cp.async.bulk.tensor.3d (rows 0-15 and
+  /// 16-31, clipped at M and N by the map) and commits them as one group.
+  void storeStagedRows(Value buffer, Value tileRow0, Value tileCol0);
   /// The TMA-store epilogue: makes C's tensor map visible to the TMA; once,
   /// by lane 0 of each storing warp, before its first store.
   void acquireOutputTensorMap();
@@ -713,6 +734,12 @@ constexpr int64_t kTmaStoreRows = 16;
 constexpr int64_t kTmaStoreRowBytes = 128;
 constexpr int64_t kTmaStoreBuffers = 2;
 constexpr int64_t kTmaStoreBufferBytes = kTmaStoreRows * kTmaStoreRowBytes;
+
+/// The row-per-lane TMA-store epilogue (GemmPipelineEmitter::stageRow):
+/// per warp kTmaStoreBuffers buffers of 32 rows (a warp's lanes) x 128
+/// bytes, each stored as two boxes of C's tensor map.
+constexpr int64_t kRowStagingRows = 32;
+constexpr int64_t kRowStagingBufferBytes = kRowStagingRows * kTmaStoreRowBytes;
 
 /// The tensor map of C ([batch, M, N] elements of plan.resultElement) for
 /// the TMA-store epilogue: a box of kTmaStoreRows x 128 bytes with the
@@ -825,6 +852,12 @@ gpu::GPUFuncOp buildTcgen05GemmKernel(ModuleOp module, const GemmPlan &plan,
 /// Why buildTcgen05GemmKernel cannot take `plan` (its encodings, Tensor
 /// Memory columns or barrier slots do not fit), or "" when it can.
 std::string tcgen05GemmUnsupportedReason(const GemmPlan &plan);
+
+/// The shared memory buildTcgen05GemmKernel adds to `plan`
+/// (GemmPlan::consumerSharedBytes): with the TMA-store epilogue, the four
+/// epilogue warps' staging buffers (kTmaStoreBuffers x
+/// kRowStagingBufferBytes each, 32 KiB), else nothing.
+int64_t tcgen05GemmSharedBytes(const GemmPlan &plan);
 
 /// Builds the small-M kernel (GemmSchedule::skinnyWarps > 0): the CTA's
 /// warps split K, decode their chunks of A and B from global memory into

@@ -390,9 +390,10 @@ std::optional<GemmPlan> planGemm(const ::nvfp4::target::ChipInfo &chip,
   // Why the kernel for this chip cannot take `plan`, or "".
   auto unsupported = [&](GemmPlan &plan) -> std::string {
     if (plan.tmaStore &&
-        (plan.skinny() || tcgen05 || (!mmaBlockScale && !plan.decodedStages)))
+        (plan.skinny() || (!tcgen05 && !mmaBlockScale && !plan.decodedStages)))
       return "the TMA-store epilogue (_ts) is implemented for the sm_90a "
-             "decoded-stage kernels (_dDwW) and the sm_120a kernel only";
+             "decoded-stage kernels (_dDwW), the tcgen05 kernels and the "
+             "sm_120a kernel only";
     if (plan.tileK != kGemmTileK && (plan.skinny() || !mmaBlockScale))
       return "a K step of " + std::to_string(plan.tileK) +
              " is implemented for the sm_120a mma.sync kernel only";
@@ -404,8 +405,10 @@ std::optional<GemmPlan> planGemm(const ::nvfp4::target::ChipInfo &chip,
       return "cta_group::2 (_cg2) is a tcgen05 schedule (sm_100a, sm_103a)";
     if (plan.clusterM > 1 && mmaBlockScale)
       return "clusters (_cN) are implemented for the sm_90a route only";
-    if (tcgen05)
+    if (tcgen05) {
+      plan.consumerSharedBytes = tcgen05GemmSharedBytes(plan);
       return tcgen05GemmUnsupportedReason(plan);
+    }
     if (mmaBlockScale)
       return mmaBlockScaleGemmUnsupportedReason(plan,
                                                 chip.maxSharedMemoryPerBlock);

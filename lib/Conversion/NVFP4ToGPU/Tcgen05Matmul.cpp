@@ -320,8 +320,19 @@ tgt::Expected<Tcgen05Constants> planConstants(const GemmPlan &plan) {
       c.instrDescK96[id / 2] = k96->Value;
     }
   }
+  bool tmaStore = plan.tmaStore && !plan.quantizeOutput;
+  if (tmaStore) {
+    if (std::string why = gemmTmaStoreUnsupportedReason(plan); !why.empty())
+      return fail(why);
+  }
+  if (plan.consumerSharedBytes != tcgen05GemmSharedBytes(plan))
+    return fail("the plan lacks the TMA store's staging buffers "
+                "(tcgen05GemmSharedBytes)");
   if (plan.chip && plan.sharedMemoryBytes() > plan.chip->maxSharedMemoryPerBlock)
-    return fail("the stages need " + std::to_string(plan.sharedMemoryBytes()) +
+    return fail(std::string(tmaStore ? "the stages and the TMA store's staging "
+                                       "buffers"
+                                     : "the stages") +
+                " need " + std::to_string(plan.sharedMemoryBytes()) +
                 " bytes of shared memory, more than the chip's " +
                 std::to_string(plan.chip->maxSharedMemoryPerBlock));
 
@@ -795,9 +806,57 @@ struct Tcgen05Kernel {
 
   /// Stores columns colBase .. colBase + columns - 1 (a multiple of 32) of
   /// the tile from the accumulator at TMEM address `acc`.
+  /// The TMA-store epilogue (GemmSchedule::tmaStore, "_ts"): C goes from
+  /// TMEM through registers into this warp's staging buffers and out by
+  /// cp.async.bulk.tensor, 128 bytes of each of the warp's 32 rows per
+  /// chunk (64 BF16 / 32 FP32 columns: two / one tcgen05.ld.32x32b.x32).
+  bool tmaStore() const { return e.plan.tmaStore && !e.plan.quantizeOutput; }
+
+  /// This warp's kTmaStoreBuffers staging buffers, after the barrier area
+  /// (GemmPlan::consumerSharedOffset, tcgen05GemmSharedBytes).
+  Value stagingBuffers() {
+    const GemmPlan &plan = e.plan;
+    return e.offsetPtr(
+        e.sharedPtr(plan.consumerSharedOffset() -
+                    plan.stages * plan.stageBytes),
+        e.mul(e.warpId(), e.c32(kTmaStoreBuffers * kRowStagingBufferBytes)));
+  }
+
+  /// Columns colBase .. colBase + columns - 1 of the tile through the
+  /// staging buffers. Chunk i of a call uses buffer i % 2; every call
+  /// stores an even number of chunks (gemmTmaStoreUnsupportedReason), so
+  /// the buffers alternate across calls and tiles as well. Chunks past N
+  /// are stored too: the tensor map clips them (as on sm_90a), which keeps
+  /// the alternation uniform.
+  void emitEpilogueColumnsByTensorCopy(Value acc, Value scale, Value colBase,
+                                       int64_t columns) {
+    const GemmPlan &plan = e.plan;
+    int64_t elementBytes = plan.resultElement.getIntOrFloatBitWidth() / 8;
+    int64_t chunkColumns = kTmaStoreRowBytes / elementBytes;
+    Value warpRow = e.mul(e.warpId(), e.c32(32));
+    Value laneBase = e.add(acc, e.shl(warpRow, 16));
+    Value staging = stagingBuffers();
+    for (int64_t chunk = 0; chunk * chunkColumns < columns; ++chunk) {
+      Value buffer = e.offsetPtr(staging, (chunk % kTmaStoreBuffers) *
+                                              kRowStagingBufferBytes);
+      Value col0 = e.add(colBase, e.c32(chunk * chunkColumns));
+      SmallVector<Value> words;
+      for (int64_t part = 0; part < chunkColumns / kLoadColumns; ++part)
+        words.push_back(loadColumns(
+            laneBase, e.add(col0, e.c32(part * kLoadColumns)), kLoadColumns));
+      e.waitStagingBuffer();
+      for (auto [part, bits] : llvm::enumerate(words))
+        e.stageRow(buffer, warpRow, e.add(col0, e.c32(part * kLoadColumns)),
+                   part * kLoadColumns * elementBytes, bits, scale);
+      e.storeStagedRows(buffer, warpRow, col0);
+    }
+  }
+
   void emitEpilogueColumns(Value acc, Value scale, Value colBase,
                            int64_t columns) {
     const GemmPlan &plan = e.plan;
+    if (tmaStore())
+      return emitEpilogueColumnsByTensorCopy(acc, scale, colBase, columns);
     // Lane l of warp w reads TMEM lane 32w + l: accumulator row 32w + l.
     Value row = e.add(e.mul(e.warpId(), e.c32(32)), e.laneId());
     Value laneBase = e.add(acc, e.shl(e.mul(e.warpId(), e.c32(32)), 16));
@@ -881,12 +940,14 @@ struct Tcgen05Kernel {
   void emitEpilogue() {
     const GemmPlan &plan = e.plan;
     Value scale = e.epilogueScale();
+    if (tmaStore())
+      ifThen(e.eq(e.laneId(), 0), [&] { e.acquireOutputTensorMap(); });
     if (!plan.persistent) {
       NVVM::MBarrierTryWaitParityOp::create(
           b, loc, e.sharedPtr(c.accBarrierOffset), e.c32(0), e.c32(0));
       fence(NVVM::Tcgen05FenceKind::AFTER_THREAD_SYNC);
       emitEpilogueTile(tmemBase, scale);
-      e.finishOutputAmax();
+      finishEpilogue();
       return;
     }
     // Persistent: tile i waits for stage i % 2 to be full (phase (i / 2) &
@@ -937,7 +998,15 @@ struct Tcgen05Kernel {
         NVVM::MBarrierArriveOp::create(b, loc, Type(), accEmpty(a), Value());
       }
     }
+    finishEpilogue();
+  }
+
+  /// After a warp's last tile: its output amax, and (TMA store) the wait
+  /// for its bulk stores, whose staging buffers must outlive their reads.
+  void finishEpilogue() {
     e.finishOutputAmax();
+    if (tmaStore())
+      e.finishTensorStores();
   }
 
   /// Warp 0 frees the columns once every warp is done with them.
@@ -1006,6 +1075,13 @@ kernels::chooseTcgen05Schedule(const ::nvfp4::target::ChipInfo &chip,
   int64_t batch = product(lhs.getBatchShape());
   int64_t tiles = batch * llvm::divideCeil(lhs.getRows(), base.tileM) *
                   llvm::divideCeil(rhs.getRows(), base.tileN);
+  // The TMA-store epilogue where C's rows are multiples of 16 bytes (N % 8
+  // == 0 for BF16 and FP32), as on sm_90a and sm_120a: coalesced 128-byte
+  // rows instead of one 16-byte store per row and lane (bench/gemm_model.py:
+  // the direct stores are bound by one L1 wavefront per row and
+  // instruction). The quantizing epilogue keeps its direct stores
+  // (planGemm drops the flag).
+  base.tmaStore = rhs.getRows() % 8 == 0;
   // The CTA pair (cta_group::2, 256 x 256 per pair, B read once per pair)
   // where it needs fewer waves than the 128 x 128 tiles by more than its
   // exposed epilogue: bench/gemm_model.py puts every K step of both at the
@@ -1047,12 +1123,21 @@ kernels::chooseTcgen05Schedule(const ::nvfp4::target::ChipInfo &chip,
   // with more tiles than SMs the rule keeps K = 64 (persistent K = 96,
   // `_p8_mk96`, can be forced; ptxas spills 4 bytes in its variant with
   // linear B scales and an FP32 result).
+  // The TMA store's 32 KiB of staging do not fit beside 6 stages (221,184
+  // + 32,768 bytes > 232,448): the K = 96 kernel keeps the direct stores.
   if (chip.has(::nvfp4::target::Instruction::Tcgen05BlockScaleMmaK96) &&
       lhs.getCols() % tgt::kK96GroupK == 0) {
     base.mmaK = 96;
     base.stages = 6;
+    base.tmaStore = false;
   }
   return base;
+}
+
+int64_t kernels::tcgen05GemmSharedBytes(const GemmPlan &plan) {
+  if (!plan.tmaStore || plan.quantizeOutput)
+    return 0;
+  return kEpilogueWarps * kTmaStoreBuffers * kRowStagingBufferBytes;
 }
 
 std::string kernels::tcgen05GemmUnsupportedReason(const GemmPlan &plan) {
