@@ -20,9 +20,16 @@ schedule and shape the model estimates, per SM and per 256-code K step,
   * the L2 -> SM (TMA) time: the bytes the SM loads at its share of the L2
     bandwidth;
   * the epilogue per tile: the accumulator read from Tensor Memory and C
-    written at the SM's share of HBM bandwidth. Without a second TMEM
-    accumulator stage it adds to the tile's time; with one (the persistent
-    schedule) only the part longer than the mainloop does;
+    written at the SM's share of HBM bandwidth, and the bytes of the
+    epilogue's own path: the direct stores (one row of C per lane, 16-byte
+    st.global per lane and instruction, so every instruction touches 32
+    different 128-byte lines) at GLOBAL_STORE_LINES_PER_CLK lines per clock
+    in the SM's load/store unit; the TMA store ("_ts": st.shared into
+    staging buffers, then cp.async.bulk.tensor) at the shared-memory rate
+    for the staging writes plus the TMA's reads, and C at the SM's L2 share.
+    Without a second TMEM accumulator stage it adds to the tile's time; with
+    one (the persistent schedule) only the part longer than the mainloop
+    does;
   * waves: ceil(tiles / SMs) (one tile per CTA) or the persistent loop's
     ceil over the same tiles, and the HBM floor (A, B read once, C written).
 
@@ -45,13 +52,22 @@ SMEM_BYTES_PER_CLK = 128  # per SM (assumed: 32 banks x 4 bytes)
 # bandwidth (assumed yes; --mma-reads-free models a separate path).
 MMA_READS_FREE = False
 TMEM_BYTES_PER_CLK = 512  # per SM for tcgen05.ld (assumed)
+# Global stores whose 32 lanes write 32 different 128-byte lines are split
+# by the SM's L1 into one request per line (assumed: one line per clock;
+# --store-lines-per-clk): a warp's 16-byte direct stores move 16 B/clk.
+GLOBAL_STORE_LINES_PER_CLK = 1
 K_STEP = 256              # codes per pipeline stage (kGemmTileK)
 
 
 class Schedule:
     def __init__(self, name, tile_m, tile_n, cta_group=1, mma_k=64,
-                 persistent=False, acc_stages=2):
+                 persistent=False, acc_stages=2, tma_store=False,
+                 built=False):
         self.name, self.tile_m, self.tile_n = name, tile_m, tile_n
+        # The epilogue's path: the TMA store (_ts) or direct stores; and
+        # whether Tcgen05Matmul.cpp builds the schedule (what the rule
+        # chooses among).
+        self.tma_store, self.built = tma_store, built
         self.cta_group, self.mma_k, self.persistent = cta_group, mma_k, persistent
         # TMEM accumulator stages of a persistent schedule: 2 overlap tile
         # i's epilogue with tile i + 1's mainloop; with 1 the MMAs of the
@@ -68,8 +84,19 @@ class Schedule:
 
 SCHEDULES = [
     Schedule("128x128x256_s4 (1-CTA, K=64, a tile per CTA)", 128, 128),
-    Schedule("128x128x256_s6_mk96 (1-CTA, K=96)", 128, 128, mma_k=96),
+    Schedule("128x128x256_s4_ts (the same, TMA store)", 128, 128,
+             tma_store=True, built=True),
+    Schedule("128x128x256_s6_mk96 (1-CTA, K=96)", 128, 128, mma_k=96,
+             built=True),
+    # Its 32 KiB of staging do not fit beside 6 stages: over the ring (one
+    # tile per CTA). The persistent K = 96 kernel has no _ts for that reason.
+    Schedule("128x128x256_s6_mk96_ts (1-CTA, K=96, TMA store over the ring)",
+             128, 128, mma_k=96, tma_store=True, built=True),
     Schedule("128x128x256_s4_p8 (persistent, 2 TMEM stages)", 128, 128, persistent=True),
+    Schedule("128x128x256_s4_p8_ts (persistent, TMA store)", 128, 128,
+             persistent=True, tma_store=True, built=True),
+    Schedule("128x128x256_s6_p8_mk96 (persistent, K=96)", 128, 128,
+             mma_k=96, persistent=True, built=True),
     Schedule("128x256 1-CTA", 128, 256),
     Schedule("256x256 cta_group::2 persistent (CUTLASS 72a)", 256, 256,
              cta_group=2, persistent=True),
@@ -80,6 +107,9 @@ SCHEDULES = [
     # overlap by half (columns 0 / 128, as CUTLASS's 72a PTX does).
     Schedule("128x256x256_s5_p8_c2_cg2 (ours: pair, overlapping accumulators)",
              256, 256, cta_group=2, persistent=True, acc_stages="half"),
+    Schedule("128x256x256_s5_p8_c2_cg2_ts (ours: pair, TMA store)",
+             256, 256, cta_group=2, persistent=True, acc_stages="half",
+             tma_store=True, built=True),
 ]
 
 
@@ -101,7 +131,8 @@ def estimate(chip, s, m, n, k, out_bytes=2):
     acc = rows_a * s.tile_n * 4
     c = rows_a * s.tile_n * out_bytes
     t_epi = max(acc / (TMEM_BYTES_PER_CLK * chip["clock"]),
-                c / (chip["hbm"] / chip["sms"]))
+                c / (chip["hbm"] / chip["sms"]),
+                epilogue_path_time(chip, s, c))
     tiles = math.ceil(m / s.tile_m) * math.ceil(n / s.tile_n)
     ctas = tiles * s.cta_group
     waves = math.ceil(ctas / chip["sms"])
@@ -125,6 +156,18 @@ def estimate(chip, s, m, n, k, out_bytes=2):
                 t_main=t_main)
 
 
+def epilogue_path_time(chip, s, c):
+    """The time of the epilogue's own path for c bytes of C per SM."""
+    if s.tma_store:
+        # Conflict-free 16-byte st.shared (4 wavefronts per warp
+        # instruction) plus the TMA's reads of the same bytes; C leaves at
+        # the SM's L2 share.
+        return max(2 * c / (SMEM_BYTES_PER_CLK * chip["clock"]),
+                   c / (chip["l2"] / chip["sms"]))
+    # 16 bytes per lane and instruction, 32 lines per instruction.
+    return c / (16 * GLOBAL_STORE_LINES_PER_CLK * chip["clock"])
+
+
 def pair_rule(chip, m, n, k, batch=1):
     """chooseTcgen05Schedule's test for the CTA pair (Tcgen05Matmul.cpp)."""
     sms = chip["sms"]
@@ -135,12 +178,29 @@ def pair_rule(chip, m, n, k, batch=1):
         math.ceil(tiles / sms) * steps
 
 
+def one_cta_rule(chip, m, n, k, batch=1):
+    """chooseTcgen05Schedule's 1-CTA choice (N % 8 == 0: the TMA store)."""
+    tiles = batch * math.ceil(m / 128) * math.ceil(n / 128)
+    if tiles > chip["sms"]:
+        name = "128x128x256_s4_p8_ts"
+    elif chip["k96"] and k % 768 == 0:
+        name = "128x128x256_s6_mk96_ts"
+    else:
+        name = "128x128x256_s4_ts"
+    return next(s for s in SCHEDULES if s.name.split(" ")[0] == name)
+
+
 def check_rule():
     """Compares pair_rule with the model's own choice between the pair as
-    built and the best 1-CTA schedule over a grid of shapes."""
+    built and the best 1-CTA schedule over a grid of shapes (every N of the
+    grid is a multiple of 8: the rule's TMA store, except the K = 96
+    kernel), and the rule's TMA store with the direct stores of the same
+    schedule."""
     pair = next(s for s in SCHEDULES
-                if s.cta_group == 2 and s.acc_stages == "half")
+                if s.cta_group == 2 and s.acc_stages == "half" and s.built)
     agree = close = total = 0
+    ts_agree = ts_total = 0
+    one_agree = 0
     for chip in CHIPS.values():
         for m in [128, 256, 384, 512, 768, 1024, 1536, 2048, 3072, 4096,
                   8192, 16384]:
@@ -149,7 +209,28 @@ def check_rule():
                     one = max(estimate(chip, s, m, n, k)["tflops"]
                               for s in SCHEDULES
                               if s.cta_group == 1 and s.tile_n == 128 and
-                              s.ok(chip, k))
+                              s.built and s.ok(chip, k))
+                    if estimate(chip, one_cta_rule(chip, m, n, k), m, n,
+                                k)["tflops"] >= one * (1 - 1e-9):
+                        one_agree += 1
+                    # The TMA store against the direct stores of the same
+                    # schedule, BF16 and FP32 C: never slower.
+                    for ts in SCHEDULES:
+                        if not ts.tma_store:
+                            continue
+                        direct = next(
+                            d for d in SCHEDULES if not d.tma_store and
+                            (d.tile_m, d.tile_n, d.cta_group, d.mma_k,
+                             d.persistent, d.acc_stages) ==
+                            (ts.tile_m, ts.tile_n, ts.cta_group, ts.mma_k,
+                             ts.persistent, ts.acc_stages))
+                        for out_bytes in (2, 4):
+                            ts_total += 1
+                            if estimate(chip, ts, m, n, k, out_bytes)[
+                                    "tflops"] >= estimate(
+                                        chip, direct, m, n, k,
+                                        out_bytes)["tflops"]:
+                                ts_agree += 1
                     two = estimate(chip, pair, m, n, k)["tflops"]
                     total += 1
                     if (two > one) == pair_rule(chip, m, n, k):
@@ -158,6 +239,10 @@ def check_rule():
                         close += 1
     print(f"the CTA-pair rule agrees with the model on {agree} of {total} "
           f"shapes; {close} of the others are within 1%")
+    print(f"the 1-CTA rule takes the model's best 1-CTA schedule on "
+          f"{one_agree} of {total} shapes")
+    print(f"the TMA store is at least as fast as the direct stores on "
+          f"{ts_agree} of {ts_total} schedule shapes")
 
 
 # --- sm_120a (RTX 50 / RTX PRO Blackwell): mma.sync block_scale ------------
@@ -334,7 +419,7 @@ def print_sm120(shapes, markdown, latency):
 
 
 def main():
-    global SMEM_BYTES_PER_CLK, MMA_READS_FREE
+    global SMEM_BYTES_PER_CLK, MMA_READS_FREE, GLOBAL_STORE_LINES_PER_CLK
     global SM120_L2_OVER_DRAM, SM120_TMA_LATENCY
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--shape", action="append",
@@ -344,6 +429,12 @@ def main():
                     help="print Markdown tables (bench/RESULTS.md)")
     ap.add_argument("--smem-bytes-per-clk", type=int,
                     default=128)
+    ap.add_argument("--store-lines-per-clk", type=float,
+                    default=GLOBAL_STORE_LINES_PER_CLK,
+                    help="128-byte lines the L1 takes per clock from "
+                         "uncoalesced global stores (the direct epilogue)")
+    ap.add_argument("--out-bytes", type=int, default=2, choices=(2, 4),
+                    help="bytes per element of C (2: BF16, 4: FP32)")
     ap.add_argument("--mma-reads-free", action="store_true",
                     help="the MMAs read shared memory without taking "
                          "bandwidth from the TMA")
@@ -358,6 +449,7 @@ def main():
     ap.add_argument("--l2-over-dram", type=float, default=SM120_L2_OVER_DRAM,
                     help="sm_120a: assumed L2 -> SM bandwidth over DRAM's")
     args = ap.parse_args()
+    GLOBAL_STORE_LINES_PER_CLK = args.store_lines_per_clk
     SM120_L2_OVER_DRAM = args.l2_over_dram
     SM120_TMA_LATENCY = args.tma_latency_ns * 1e-9
     if args.check_rule and args.sm120:
@@ -389,7 +481,7 @@ def main():
             for s in SCHEDULES:
                 if not s.ok(chip, k):
                     continue
-                r = estimate(chip, s, m, n, k)
+                r = estimate(chip, s, m, n, k, args.out_bytes)
                 row = (f"{m}x{n}x{k}", s.name, f"{r['tflops']:.0f}",
                        f"{r['frac']:.0%}", r["bound"],
                        f"{r['t_mma'] * 1e9:.0f} / {r['t_smem'] * 1e9:.0f} / "

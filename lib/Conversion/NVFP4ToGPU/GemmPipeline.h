@@ -223,10 +223,12 @@ struct GemmSchedule {
   int64_t mmaK = 64;
 
   /// The epilogue stores C through shared memory with TMA tensor copies
-  /// ("_ts"; the sm_90a decoded-stage kernels, DecodeWgmmaMatmul.cpp): each
-  /// consumer warp writes its accumulators, scaled and rounded, into one of
-  /// two 16-row x 128-byte staging buffers (the 128-byte swizzle) and one
-  /// lane stores the box with cp.async.bulk.tensor shared::cta -> global;
+  /// ("_ts"; the sm_90a decoded-stage kernels, DecodeWgmmaMatmul.cpp, the
+  /// sm_120a kernel, and the tcgen05 kernels with 32-row buffers, stageRow):
+  /// each consumer warp writes its accumulators, scaled and rounded, into
+  /// one of two 16-row x 128-byte staging buffers (the 128-byte swizzle)
+  /// and one lane stores the box with cp.async.bulk.tensor shared::cta ->
+  /// global;
   /// the tensor map of C clips the rows and columns past the matrix. C's
   /// rows must be multiples of 16 bytes (the map's stride). The quantizing
   /// epilogue (codes and scales, not C) keeps its direct stores: planGemm

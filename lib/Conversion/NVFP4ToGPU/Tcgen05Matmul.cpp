@@ -101,6 +101,16 @@
 // epilogue warps of both CTAs read the overlapped half, release it on the
 // leader's barrier, and read the other half under the next tile's MMAs.
 //
+// The epilogue stores C directly (each lane one row, 16-byte st.global) or,
+// with the TMA store (GemmSchedule::tmaStore, "_ts"; docs/Blackwell.md
+// section 11), through per-warp staging buffers in shared memory: per 128
+// bytes of the warp's 32 rows, tcgen05.ld, st.shared in the 128-byte
+// swizzle of C's tensor map, fence.proxy.async and two 16-row
+// cp.async.bulk.tensor stores from lane 0 (GemmPipelineEmitter::stageRow,
+// storeStagedRows) -- CUTLASS's 72a epilogue, warp by warp. The buffers are
+// the CTA's own, or for a one-tile kernel without room for them (6-stage
+// K = 96) lie over the idle ring.
+//
 //===----------------------------------------------------------------------===//
 
 #include "GemmPipeline.h"
@@ -420,6 +430,8 @@ struct Tcgen05Kernel {
   Location loc;
   const Tcgen05Constants &c;
   Value tmemBase; ///< i32 TMEM address of column 0, lane 0
+  /// The MMA role is being emitted inside `if (lane == 0)` (emitMma).
+  bool mmaOnLane0 = false;
 
   MLIRContext *ctx() { return b.getContext(); }
   NVVM::CTAGroupKindAttr group() {
@@ -580,16 +592,13 @@ struct Tcgen05Kernel {
           stepBase, e.add(e.mul(groupIndex, e.c32(groupSteps)), e.c32(p)));
       e.waitFull(kStep);
       fence(NVVM::Tcgen05FenceKind::AFTER_THREAD_SYNC);
-      ifThen(e.eq(e.laneId(), 0), [&] {
+      onLane0([&] {
         Value stage =
             arith::RemUIOp::create(b, loc, kStep, e.c32(plan.stages));
         // Stage of row r of this group: stage - p + r (no wrap: stage % 3
-        // == p), stageBytes apart.
+        // == p), stageBytes apart, so its codes are (r - p) * stageBytes
+        // from this stage's.
         Value base = sharedAddress(e.stagePtr(stage));
-        auto rowBase = [&](int64_t row) {
-          return row == p ? base
-                          : e.add(base, e.c32((row - p) * plan.stageBytes));
-        };
         Value slot = arith::DivUIOp::create(b, loc, stage, e.c32(groupSteps));
         Value columns = e.add(e.c32(c.scaleColumnBase),
                               e.mul(slot, e.c32(groupColumns)));
@@ -604,16 +613,29 @@ struct Tcgen05Kernel {
           copyScales(sfa(p * kMmaSteps + step), sfb(p * kMmaSteps + step),
                      base, step);
         Value always = arith::ConstantIntOp::create(b, loc, b.getI1Type(), 1);
+        // Every descriptor of this step is one 64-bit value plus a
+        // constant: the absolute-mode constant with encode(base) in both
+        // the start and the second-chunk field, then the MMA's byte
+        // offsets from `base` (which may be negative: rows of the stages
+        // before) / 16 in each field (exact: the shared addresses stay
+        // inside the 14-bit fields, PTX ISA 9.7.16.4.1). One value live
+        // across the step instead of one address computation per MMA.
+        Value stepDesc = descriptor(c.codesDescK96, base, base);
+        auto descriptorAt = [&](int64_t first, int64_t second) {
+          return arith::AddIOp::create(
+              b, loc, stepDesc,
+              arith::ConstantIntOp::create(b, loc, b.getI64Type(),
+                                           first / 16 + (second / 16) * 65536));
+        };
         for (uint32_t i = 0; i < tgt::kK96MmasPerGroup; ++i) {
           tgt::Expected<tgt::K96MmaStep> step = tgt::getK96MmaStep(i);
           if (step->LastRow != uint32_t(p))
             continue;
-          Value first = rowBase(step->FirstRow);
           auto operand = [&](const GemmOperand &op) {
-            return descriptor(
-                c.codesDescK96,
-                e.add(first, e.c32(op.codesOffset + step->ByteOffset)),
-                e.add(base, e.c32(op.codesOffset)));
+            return descriptorAt(
+                (int64_t(step->FirstRow) - p) * plan.stageBytes +
+                    op.codesOffset + step->ByteOffset,
+                op.codesOffset);
           };
           // TMEM is not zeroed: the first MMA of the tile overwrites.
           Value accumulate =
@@ -756,12 +778,37 @@ struct Tcgen05Kernel {
     return c.accStages == 2 ? e.andi(e.lshr(tile, 1), 1) : e.andi(tile, 1);
   }
 
+  /// `body` on lane 0 of the MMA warp: inside an `if` of its own, or as it
+  /// is when the whole role already runs on lane 0 (mmaOnLane0).
+  void onLane0(function_ref<void()> body) {
+    if (mmaOnLane0)
+      body();
+    else
+      ifThen(e.eq(e.laneId(), 0), body);
+  }
+
   void emitMma() {
     const GemmPlan &plan = e.plan;
+    // The persistent K = 96 role runs on lane 0 alone, waits included: one
+    // divergent region around the tile and group loops instead of one per
+    // K step. With one per step, ptxas 13.0 spilled 4-20 bytes in 21 of
+    // 120 persistent K = 96 kernels (sm_103a; at 56 registers, so not
+    // general registers: a plausible cause is the uniform registers the
+    // tcgen05 operands need, re-established at every region); with one
+    // region, 2 of 120, and those went with the dead right-edge epilogue
+    // code (emitEpilogueColumns). The one-tile K = 96 kernel keeps a region
+    // per step: with one around its loop ptxas spilled 4 bytes in 2 of
+    // those 120 shapes, with one per step in none.
+    if (plan.mmaK == 96 && plan.persistent && !mmaOnLane0) {
+      ifThen(e.eq(e.laneId(), 0), [&] {
+        mmaOnLane0 = true;
+        emitMma();
+      });
+      return;
+    }
     if (!plan.persistent) {
       emitMainloop(e.c32(0), tmemBase);
-      ifThen(e.eq(e.laneId(), 0),
-             [&] { commit(e.sharedPtr(c.accBarrierOffset)); });
+      onLane0([&] { commit(e.sharedPtr(c.accBarrierOffset)); });
       return;
     }
     // Persistent: tile i accumulates in stage i % 2, once the epilogue has
@@ -779,7 +826,7 @@ struct Tcgen05Kernel {
         arith::XOrIOp::create(b, loc, parity, e.c32(1)), e.c32(0));
     fence(NVVM::Tcgen05FenceKind::AFTER_THREAD_SYNC);
     emitMainloop(e.mul(tile, e.c32(plan.kSteps())), accOfTile(tile));
-    ifThen(e.eq(e.laneId(), 0), [&] { commit(accFull(a)); });
+    onLane0([&] { commit(accFull(a)); });
   }
 
   /// Reads `columns` accumulator columns of this lane's row from TMEM
@@ -812,13 +859,23 @@ struct Tcgen05Kernel {
   /// chunk (64 BF16 / 32 FP32 columns: two / one tcgen05.ld.32x32b.x32).
   bool tmaStore() const { return e.plan.tmaStore && !e.plan.quantizeOutput; }
 
-  /// This warp's kTmaStoreBuffers staging buffers, after the barrier area
-  /// (GemmPlan::consumerSharedOffset, tcgen05GemmSharedBytes).
+  /// The staging buffers lie over the ring (tcgen05GemmSharedBytes == 0):
+  /// one tile per CTA whose own buffers do not fit beside its stages.
+  bool stagingOverRing() const {
+    return tmaStore() && e.plan.consumerSharedBytes == 0;
+  }
+
+  /// This warp's kTmaStoreBuffers staging buffers: after the barrier area
+  /// (GemmPlan::consumerSharedOffset, tcgen05GemmSharedBytes), or over the
+  /// ring's first stages (stagingOverRing).
   Value stagingBuffers() {
     const GemmPlan &plan = e.plan;
+    Value base = stagingOverRing()
+                     ? e.stagePtr(e.c32(0))
+                     : e.sharedPtr(plan.consumerSharedOffset() -
+                                   plan.stages * plan.stageBytes);
     return e.offsetPtr(
-        e.sharedPtr(plan.consumerSharedOffset() -
-                    plan.stages * plan.stageBytes),
+        base,
         e.mul(e.warpId(), e.c32(kTmaStoreBuffers * kRowStagingBufferBytes)));
   }
 
@@ -873,8 +930,18 @@ struct Tcgen05Kernel {
       b.setInsertionPointToStart(ifOp.elseBlock());
       otherwise();
     };
+    // N a multiple of the tile: every chunk of every tile is inside C, and
+    // the right-edge code below would be dead (and costs ptxas registers).
+    bool allWhole = plan.n % plan.tileN == 0;
     for (int64_t chunk = 0; chunk < columns; chunk += kLoadColumns) {
       Value col0 = e.add(colBase, e.c32(chunk));
+      if (allWhole && !plan.quantizeOutput) {
+        Value words = loadColumns(laneBase, col0, kLoadColumns);
+        ifThen(
+            rowInside, [&] { e.storeOutputRow(row, col0, words, scale); },
+            [] {});
+        continue;
+      }
       // Columns of this chunk inside the matrix (the same for the whole
       // CTA): a whole chunk is one vector store per row; at the right edge
       // a loop reads and stores column by column.
@@ -946,6 +1013,14 @@ struct Tcgen05Kernel {
       NVVM::MBarrierTryWaitParityOp::create(
           b, loc, e.sharedPtr(c.accBarrierOffset), e.c32(0), e.c32(0));
       fence(NVVM::Tcgen05FenceKind::AFTER_THREAD_SYNC);
+      // Staging over the ring: the tile's last MMA has completed, so every
+      // copy into the ring has landed and every tensor-core read of it is
+      // done (the producer issues no more); the proxy fence orders those
+      // async-proxy accesses before this thread's generic writes.
+      if (stagingOverRing())
+        NVVM::FenceProxyOp::create(
+            b, loc, NVVM::ProxyKind::async_shared,
+            NVVM::SharedSpaceAttr::get(ctx(), NVVM::SharedSpace::shared_cta));
       emitEpilogueTile(tmemBase, scale);
       finishEpilogue();
       return;
@@ -1120,16 +1195,16 @@ kernels::chooseTcgen05Schedule(const ::nvfp4::target::ChipInfo &chip,
   // stages: 6, which fit in shared memory (6 x 36 KiB) and Tensor Memory
   // (128 + 6 x 32 columns). The model finds the 128 x 128 tile feed-bound,
   // so K = 96 is neutral there and persistence is the gain that counts:
-  // with more tiles than SMs the rule keeps K = 64 (persistent K = 96,
-  // `_p8_mk96`, can be forced; ptxas spills 4 bytes in its variant with
-  // linear B scales and an FP32 result).
+  // with more tiles than SMs the rule keeps K = 64 with the TMA store
+  // (persistent K = 96, `_p8_mk96`, can be forced; its 6 stages leave no
+  // room for the staging, and bench/gemm_model.py puts it below `_s4_p8_ts`
+  // by its exposed direct-store epilogue).
   // The TMA store's 32 KiB of staging do not fit beside 6 stages (221,184
-  // + 32,768 bytes > 232,448): the K = 96 kernel keeps the direct stores.
+  // + 32,768 bytes > 232,448): this one-tile kernel stages over its ring.
   if (chip.has(::nvfp4::target::Instruction::Tcgen05BlockScaleMmaK96) &&
       lhs.getCols() % tgt::kK96GroupK == 0) {
     base.mmaK = 96;
     base.stages = 6;
-    base.tmaStore = false;
   }
   return base;
 }
@@ -1137,7 +1212,18 @@ kernels::chooseTcgen05Schedule(const ::nvfp4::target::ChipInfo &chip,
 int64_t kernels::tcgen05GemmSharedBytes(const GemmPlan &plan) {
   if (!plan.tmaStore || plan.quantizeOutput)
     return 0;
-  return kEpilogueWarps * kTmaStoreBuffers * kRowStagingBufferBytes;
+  int64_t staging = kEpilogueWarps * kTmaStoreBuffers * kRowStagingBufferBytes;
+  // One tile per CTA: once its last MMA completed the ring is idle, so
+  // buffers that do not fit beside the stages (the 6-stage K = 96 kernel)
+  // lie over them (Tcgen05Kernel::stagingOverRing). A persistent CTA
+  // fills the ring for its next tile while it stores this one: its own.
+  GemmPlan withStaging = plan;
+  withStaging.consumerSharedBytes = staging;
+  if (!plan.persistent && plan.chip &&
+      withStaging.sharedMemoryBytes() > plan.chip->maxSharedMemoryPerBlock &&
+      plan.stages * plan.stageBytes >= staging)
+    return 0;
+  return staging;
 }
 
 std::string kernels::tcgen05GemmUnsupportedReason(const GemmPlan &plan) {
