@@ -183,10 +183,19 @@ for variant in registers ring2 ring3; do
   cp "$OUT/dual_x_amax_given.mlir" "$OUT/dual_x_amax_given_$variant.mlir"
   cp "$OUT/dual_dy_amax_given.mlir" "$OUT/dual_dy_amax_given_$variant.mlir"
 done
+# Arithmetic variants of the quantize kernels (issue 15 round 5): a
+# program named <base>__<schedule> is <base> compiled with
+# --quantize-schedule=<schedule>, e.g. wgrad_operand_amax_given__mulsplit_srlegacy
+# (the session-8 arithmetic) beside the default; run_bench.py times every
+# such program after its base and compares their outputs byte for byte.
+for name in $PROGRAMS; do
+  [[ $name == *__* ]] && cp "$OUT/${name%%__*}.mlir" "$OUT/$name.mlir"
+done
 for name in $PROGRAMS; do
   flags=()
   [[ $name == *_unfused ]] && flags=(--no-recipe)
   [[ $name =~ _(registers|ring[234])$ ]] && flags=(--quantize-schedule="${BASH_REMATCH[1]}")
+  [[ $name =~ __(.+)$ ]] && flags=(--quantize-schedule="${BASH_REMATCH[1]}")
   "$BUILD/bin/nvfp4-compile" "$OUT/$name.mlir" --chip=sm_90a --emit=cubin \
     "${flags[@]}" -o "$OUT/$name.cubin" --report="$OUT/$name.json" > /dev/null
 done

@@ -340,11 +340,23 @@ Value encodeNearestFast(OpBuilder &b, Location loc, Value y) {
   return arith::BitcastOp::create(b, loc, b.getI32Type(), sum);
 }
 
+/// The arithmetic forms a quantize kernel emits where two exact ones exist
+/// (quantize-schedule's mulwide / mulsplit and srlegacy, so that both can
+/// be measured in one run): Philox's 32 x 32 -> 64-bit products as one
+/// mul.wide.u32 or as mul.hi.u32 + mul.lo.u32, and the stochastic
+/// rounding's u * step from a subnormal (one prmt, the power of two from
+/// the binade by the IMAD that also gives the magic number's neighbour)
+/// or the session-3 form (prmt, subtract, mask).
+struct ArithmeticForm {
+  bool wideMultiply = true;
+  bool subnormalUniform = true;
+};
+
 /// encodeE2M1Stochastic of `y` with the random byte at bits
 /// 8 * byteIndex + 7 .. 8 * byteIndex of `word`: an i32 whose low nibble
 /// is the code.
 Value encodeStochasticFast(OpBuilder &b, Location loc, Value y, Value word,
-                           int64_t byteIndex) {
+                           int64_t byteIndex, const ArithmeticForm &form) {
   ScalarBuilder s(b, loc);
   auto [ys, bits] = clampForE2M1(b, loc, y);
   Value atLeastOne = arith::MaxNumFOp::create(
@@ -352,6 +364,31 @@ Value encodeStochasticFast(OpBuilder &b, Location loc, Value y, Value word,
   Value atLeastOneBits =
       arith::BitcastOp::create(b, loc, b.getI32Type(), atLeastOne);
   Value binade = arith::ShRUIOp::create(b, loc, atLeastOneBits, s.i32(23));
+  if (form.subnormalUniform) {
+    // u * step = byte * 2^(E - 136) = (byte * 2^-133) * 2^(E - 3): the
+    // byte in bits 23..16 of a zero word is the FP32 subnormal byte *
+    // 2^-133 (exact; fma.rn.f32 keeps subnormals), and 2^(E - 3) has the
+    // bits (E + 124) << 23, one IMAD of the binade. The fma then rounds
+    // u * step + |ys| once, as the spec's.
+    Value selector = s.i32(0x4044 | (byteIndex << 8));
+    Value subnormal = arith::BitcastOp::create(
+        b, loc, b.getF32Type(),
+        permuteBytes(b, loc, word, s.i32(0), selector));
+    Value power = arith::BitcastOp::create(
+        b, loc, b.getF32Type(),
+        arith::AddIOp::create(
+            b, loc, arith::MulIOp::create(b, loc, binade, s.i32(0x800000)),
+            s.i32(124 << 23)));
+    Value threshold = math::FmaOp::create(b, loc, subnormal, power,
+                                          math::AbsFOp::create(b, loc, ys));
+    Value magic = arith::BitcastOp::create(b, loc, b.getF32Type(),
+                                           e2m1Magic(b, loc, binade));
+    Value sum = arith::BitcastOp::create(
+        b, loc, b.getI32Type(), addTowardZero(b, loc, threshold, magic));
+    Value sign = arith::AndIOp::create(
+        b, loc, arith::ShRUIOp::create(b, loc, bits, s.i32(28)), s.i32(8));
+    return arith::OrIOp::create(b, loc, sum, sign);
+  }
   // 2 * step = 2^(E - 127): max(|ys|, 1) with its mantissa cleared.
   Value doubleStep = arith::BitcastOp::create(
       b, loc, b.getF32Type(),
@@ -472,13 +509,14 @@ std::array<Value, 2> packNearestEven(OpBuilder &b, Location loc,
 std::array<Value, 2> packStochastic(OpBuilder &b, Location loc,
                                     ArrayRef<Value> scaled,
                                     std::array<Value, 4> words,
-                                    const ChipInfo &chip) {
+                                    const ChipInfo &chip,
+                                    const ArithmeticForm &form) {
   if (!chip.has(Instruction::CvtRsE2M1x4)) {
     // Element j takes byte j % 4 of word j / 4.
     SmallVector<Value> nibbles;
     for (int64_t j = 0; j < 16; ++j)
       nibbles.push_back(
-          encodeStochasticFast(b, loc, scaled[j], words[j / 4], j % 4));
+          encodeStochasticFast(b, loc, scaled[j], words[j / 4], j % 4, form));
     return packNibbles(b, loc, nibbles);
   }
   // cvt.rs.satfinite.e2m1x4.f32 d, {a, b, e, f}, rbits packs a into bits
@@ -591,11 +629,12 @@ Value blockScaleCodePair(OpBuilder &b, Location loc, Value amax0, Value amax1,
 std::array<Value, 2> quantizeValues(OpBuilder &b, Location loc,
                                     ArrayRef<Value> values, Value encode,
                                     std::optional<std::array<Value, 4>> random,
-                                    const ChipInfo &chip) {
+                                    const ChipInfo &chip,
+                                    const ArithmeticForm &form) {
   SmallVector<Value> scaled;
   for (Value v : values)
     scaled.push_back(arith::MulFOp::create(b, loc, v, encode));
-  return random ? packStochastic(b, loc, scaled, *random, chip)
+  return random ? packStochastic(b, loc, scaled, *random, chip, form)
                 : packNearestEven(b, loc, scaled, chip);
 }
 
@@ -641,6 +680,40 @@ PersistentSchedule persistentSchedule(int64_t units, bool reverse,
   return {groups,
           std::min(groups, multiprocessors(chip) * blocksPerMultiprocessor),
           reverse};
+}
+
+/// `measured` blocks a multiprocessor, or the forced count.
+int64_t chosenBlocks(const QuantizeSchedule &forced, int64_t measured) {
+  return forced.blocksPerMultiprocessor ? forced.blocksPerMultiprocessor
+                                        : measured;
+}
+
+/// The arithmetic of a kernel: the forced forms, else the measured
+/// defaults -- the subnormal uniform everywhere, wide Philox products in
+/// the 1x16 kernels (`wideByDefault`), split ones in the tile and dual
+/// kernels, where the wide products' register pairs spill (dual dY: 136
+/// bytes at 80 registers, ptxas sm_90a).
+ArithmeticForm chosenArithmetic(const QuantizeSchedule &forced,
+                                bool wideByDefault) {
+  ArithmeticForm form;
+  form.wideMultiply = forced.philoxWide == QuantizeSchedule::kDefault
+                          ? wideByDefault
+                          : forced.philoxWide == 1;
+  form.subnormalUniform = !forced.legacyUniform;
+  return form;
+}
+
+/// The kernel name suffix of the forced parts that change a kernel with
+/// (`stochastic`) or without stochastic rounding.
+std::string forcedSuffix(const QuantizeSchedule &forced, bool stochastic) {
+  std::string suffix;
+  if (stochastic && forced.philoxWide != QuantizeSchedule::kDefault)
+    suffix += forced.philoxWide ? "_mulwide" : "_mulsplit";
+  if (stochastic && forced.legacyUniform)
+    suffix += "_srlegacy";
+  if (forced.blocksPerMultiprocessor)
+    suffix += "_b" + std::to_string(forced.blocksPerMultiprocessor);
+  return suffix;
 }
 
 /// Loads what the group `group` needs into registers.
@@ -982,14 +1055,15 @@ ScalarBuilder::TensorScale quantizePrologue(OpBuilder &b, Location loc,
 /// The Philox words of the run starting at element 16 * `run` (an index)
 /// with the i64 `seed`; none without a seed (round to nearest).
 std::optional<std::array<Value, 4>> runRandomBits(OpBuilder &b, Location loc,
-                                                  Value seed, Value run) {
+                                                  Value seed, Value run,
+                                                  const ArithmeticForm &form) {
   if (!seed)
     return std::nullopt;
   ScalarBuilder s(b, loc);
-  // mul.lo.u32 and mul.hi.u32 of the same operands, which ptxas joins into
-  // one wide multiply; arith.mului_extended goes through 64-bit products
-  // that NVPTX splits back with 64-bit shifts and xors.
-  auto multiply = [&](Value lhs, Value rhs) -> std::pair<Value, Value> {
+  // mul.lo.u32 and mul.hi.u32 of the same operands (two instructions: the
+  // backend puts the constant in a register for one and an immediate for
+  // the other, so ptxas does not join them).
+  auto split = [&](Value lhs, Value rhs) -> std::pair<Value, Value> {
     Value high = LLVM::CallIntrinsicOp::create(
                      b, loc, b.getI32Type(),
                      b.getStringAttr("llvm.nvvm.mulhi.ui"),
@@ -997,17 +1071,35 @@ std::optional<std::array<Value, 4>> runRandomBits(OpBuilder &b, Location loc,
                      .getResult(0);
     return {high, arith::MulIOp::create(b, loc, lhs, rhs)};
   };
-  return s.philoxGroup(
-      seed, arith::IndexCastUIOp::create(b, loc, b.getI64Type(), run),
-      multiply);
+  // One mul.wide.u32 (IMAD.WIDE.U32: both halves in one instruction):
+  // the 64-bit product of the zero-extended words, split by truncations
+  // that are register-pair selections.
+  auto wide = [&](Value lhs, Value rhs) -> std::pair<Value, Value> {
+    Type i64 = b.getI64Type(), i32 = b.getI32Type();
+    Value product = arith::MulIOp::create(
+        b, loc, arith::ExtUIOp::create(b, loc, i64, lhs),
+        arith::ExtUIOp::create(b, loc, i64, rhs));
+    Value high = arith::TruncIOp::create(
+        b, loc, i32,
+        arith::ShRUIOp::create(b, loc, product,
+                               arith::ConstantOp::create(
+                                   b, loc, b.getI64IntegerAttr(32))));
+    return {high, arith::TruncIOp::create(b, loc, i32, product)};
+  };
+  Value group = arith::IndexCastUIOp::create(b, loc, b.getI64Type(), run);
+  if (form.wideMultiply)
+    return s.philoxGroup(seed, group, wide);
+  return s.philoxGroup(seed, group, split);
 }
 
 /// runRandomBits with the seed argument of `sig`, if any.
 std::optional<std::array<Value, 4>> runRandomBits(OpBuilder &b, Location loc,
                                                   ValueRange args,
                                                   const QuantizeSignature &sig,
-                                                  Value run) {
-  return runRandomBits(b, loc, sig.seed >= 0 ? args[sig.seed] : Value(), run);
+                                                  Value run,
+                                                  const ArithmeticForm &form) {
+  return runRandomBits(b, loc, sig.seed >= 0 ? args[sig.seed] : Value(), run,
+                       form);
 }
 
 /// 1x16 quantization (optionally of the RHT of the input), persistent: a
@@ -1018,15 +1110,19 @@ gpu::GPUFuncOp buildRowQuantizeKernel(ModuleOp module,
                                       BlockScaledTensorType type,
                                       Type elementType, bool stochastic,
                                       std::optional<uint32_t> rhtMask,
-                                      bool amaxArgument, const ChipInfo &chip,
+                                      bool amaxArgument,
+                                      const QuantizeSchedule &forced,
+                                      const ChipInfo &chip,
                                       PersistentSchedule &schedule) {
   MLIRContext *ctx = module.getContext();
   int64_t count = product(type.getShape());
   int64_t colBlocks = type.getCols() / 16;
   int64_t runs = count / 16;
   bool heavy = stochastic || rhtMask.has_value();
+  int64_t blocks = chosenBlocks(forced, blocksPerMultiprocessor(heavy));
+  ArithmeticForm form = chosenArithmetic(forced, /*wideByDefault=*/true);
   schedule = persistentSchedule(llvm::divideCeil(runs, 2), /*reverse=*/true,
-                                blocksPerMultiprocessor(heavy), chip);
+                                blocks, chip);
   PersistentSchedule local = schedule;
   QuantizeSignature sig = quantizeSignature(type, elementType, stochastic,
                                             amaxArgument,
@@ -1036,10 +1132,11 @@ gpu::GPUFuncOp buildRowQuantizeKernel(ModuleOp module,
       std::string(rhtMask ? "nvfp4_rht_quantize_" : "nvfp4_quantize_") +
       shapeName(type.getShape()) + "x" + typeName(elementType) + "_1x16" +
       quantizeNameSuffix(stochastic, type, amaxArgument) +
-      (rhtMask ? "_mask" + std::to_string(*rhtMask) : "");
+      (rhtMask ? "_mask" + std::to_string(*rhtMask) : "") +
+      forcedSuffix(forced, stochastic);
   KernelOptions options;
   options.workgroupBuffers = {encodeTableType(ctx)};
-  options.minBlocksPerMultiprocessor = blocksPerMultiprocessor(heavy);
+  options.minBlocksPerMultiprocessor = blocks;
   return getOrCreateKernel(
       module, name, sig.types, options,
       [&](OpBuilder &b, Location loc, ValueRange args) {
@@ -1085,7 +1182,8 @@ gpu::GPUFuncOp buildRowQuantizeKernel(ModuleOp module,
                 words[k] = quantizeValues(
                     nb, nl, prepared.values,
                     lookupEncode(nb, nl, table, scaleCodes[k]),
-                    runRandomBits(nb, nl, args, sig, run[k]), chip);
+                    runRandomBits(nb, nl, args, sig, run[k], form), chip,
+                    form);
               }
               // The two scale bytes, first run in the low byte.
               Value codes = arith::TruncIOp::create(
@@ -1383,7 +1481,8 @@ PersistentSchedule tileSchedule(int64_t tileRows, int64_t tileCols,
                     llvm::divideCeil(tileCols, kRegionTileCols);
   PersistentSchedule schedule = persistentSchedule(
       regions * kThreadsPerBlock, /*reverse=*/true,
-      blocksFittingShared(kTileBlocksPerMultiprocessor, sharedBytes, chip),
+      blocksFittingShared(chosenBlocks(forced, kTileBlocksPerMultiprocessor),
+                          sharedBytes, chip),
       chip);
   if (forced.gridBlocks > 0)
     schedule.blocks = std::min(schedule.groups, forced.gridBlocks);
@@ -1675,13 +1774,16 @@ buildTileQuantizeKernel(ModuleOp module, BlockScaledTensorType type,
       quantizeNameSuffix(stochastic, type, amaxArgument) +
       (transposedCopy ? "_and_transpose" : "") +
       (stages ? "_ring" + std::to_string(stages) : "") +
-      (forced.gridBlocks ? "_grid" + std::to_string(schedule.blocks) : "");
+      (forced.gridBlocks ? "_grid" + std::to_string(schedule.blocks) : "") +
+      forcedSuffix(forced, stochastic);
+  ArithmeticForm form = chosenArithmetic(forced, /*wideByDefault=*/false);
   KernelOptions options;
   if (!stages) {
     options.workgroupBuffers = {encodeTableType(ctx), regionStageType(ctx)};
     options.workgroupAlignments = {0, 16};
   }
-  options.minBlocksPerMultiprocessor = kTileBlocksPerMultiprocessor;
+  options.minBlocksPerMultiprocessor =
+      chosenBlocks(forced, kTileBlocksPerMultiprocessor);
   return getOrCreateKernel(
       module, name, sig.types, options,
       [&](OpBuilder &b, Location loc, ValueRange args) {
@@ -1747,7 +1849,7 @@ buildTileQuantizeKernel(ModuleOp module, BlockScaledTensorType type,
                     arith::ExtUIOp::create(nb, nl, nb.getI32Type(), codes));
                 std::array<Value, 2> words = quantizeValues(
                     nb, nl, prepared.values, encode,
-                    runRandomBits(nb, nl, args, sig, run), chip);
+                    runRandomBits(nb, nl, args, sig, run, form), chip, form);
                 Value regionTileCol = nm.add(
                     nm.mul(nm.rem(halfWarp, 4), kTilesPerHalfWarp), nm.c(k));
                 stageCodes(nb, nl, stage, /*columns=*/false,
@@ -2124,14 +2226,16 @@ DualBlock quantizeDualBlock(OpBuilder &b, Location loc, Value run,
                             std::optional<uint32_t> rhtMask,
                             const ScalarBuilder::TensorScale &scale,
                             Value table, Value seed, Value runIndex,
-                            const ChipInfo &chip) {
+                            const ChipInfo &chip,
+                            const ArithmeticForm &form) {
   PreparedRun prepared = prepareRun(b, loc, run, rhtMask);
   Value code = arith::ExtUIOp::create(
       b, loc, b.getI32Type(),
       blockScaleCodePair(b, loc, prepared.amax, prepared.amax, scale, chip));
   return {code, quantizeValues(b, loc, prepared.values,
                                lookupEncode(b, loc, table, code),
-                               runRandomBits(b, loc, seed, runIndex), chip)};
+                               runRandomBits(b, loc, seed, runIndex, form),
+                               chip, form)};
 }
 
 /// nvfp4.dual_quantize: rowwise and columnwise (optionally after the RHT)
@@ -2168,7 +2272,8 @@ buildDualQuantizeKernel(ModuleOp module, const DualQuantizeSpec &spec,
   sharedBytes = stages ? ringBytes(stages) : 0;
   schedule = persistentSchedule(
       g.regions() * kThreadsPerBlock, /*reverse=*/true,
-      blocksFittingShared(dualQuantizeBlocksPerMultiprocessor(spec),
+      blocksFittingShared(
+          chosenBlocks(forced, dualQuantizeBlocksPerMultiprocessor(spec)),
                           sharedBytes, chip),
       chip);
   if (forced.gridBlocks > 0)
@@ -2186,7 +2291,9 @@ buildDualQuantizeKernel(ModuleOp module, const DualQuantizeSpec &spec,
       (spec.columnAmaxCopy ? "_amaxcopy" : "") +
       (spec.rhtMask ? "_mask" + std::to_string(*spec.rhtMask) : "") +
       (stages ? "_ring" + std::to_string(stages) : "") +
-      (forced.gridBlocks ? "_grid" + std::to_string(schedule.blocks) : "");
+      (forced.gridBlocks ? "_grid" + std::to_string(schedule.blocks) : "") +
+      forcedSuffix(forced, spec.rowStochastic || spec.columnStochastic);
+  ArithmeticForm form = chosenArithmetic(forced, /*wideByDefault=*/false);
   KernelOptions options;
   if (!stages) {
     options.workgroupBuffers = {encodeTableType(ctx), encodeTableType(ctx),
@@ -2194,7 +2301,8 @@ buildDualQuantizeKernel(ModuleOp module, const DualQuantizeSpec &spec,
                                 transposeBufferType(spec.elementType)};
     options.workgroupAlignments = {0, 0, 16, 16};
   }
-  options.minBlocksPerMultiprocessor = dualQuantizeBlocksPerMultiprocessor(spec);
+  options.minBlocksPerMultiprocessor =
+      chosenBlocks(forced, dualQuantizeBlocksPerMultiprocessor(spec));
   return getOrCreateKernel(
       module, name, sig.types, options,
       [&](OpBuilder &b, Location loc, ValueRange args) {
@@ -2258,7 +2366,8 @@ buildDualQuantizeKernel(ModuleOp module, const DualQuantizeSpec &spec,
                     nm.add(nm.mul(l.rows[t], g.tileCols), l.tileCol);
                 DualBlock row =
                     quantizeDualBlock(nb, nl, loaded[t], std::nullopt,
-                                      rowScale, rowTable, rowSeed, rowRun, chip);
+                                      rowScale, rowTable, rowSeed, rowRun, chip,
+                                      form);
                 Value rowLine = nm.add(nm.mul(regionPair, 32),
                                        nm.add(nm.c(16 * t), i));
                 stageCodes(nb, nl, stage, /*columns=*/false, rowLine,
@@ -2271,7 +2380,7 @@ buildDualQuantizeKernel(ModuleOp module, const DualQuantizeSpec &spec,
                 DualBlock column = quantizeDualBlock(
                     nb, nl, transposeTile16(nb, nl, loaded[t], transposeBuffer),
                     spec.rhtMask, columnScale, columnTable, columnSeed,
-                    columnRun, chip);
+                    columnRun, chip, form);
                 Value columnLine = nm.add(nm.mul(regionCol, 16), i);
                 Value columnPiece = nm.add(nm.mul(regionPair, 2), nm.c(t));
                 stageCodes(nb, nl, stage, /*columns=*/true, columnLine,
@@ -2780,7 +2889,8 @@ quantizeToBuffers(ConversionPatternRewriter &rewriter, Location loc,
   gpu::GPUFuncOp kernel =
       type.getBlockRows() == 1
           ? buildRowQuantizeKernel(module, type, elementType, stochastic,
-                                   rhtMask, amax.argument, chip, schedule)
+                                   rhtMask, amax.argument, tileForced, chip,
+                                   schedule)
           : buildTileQuantizeKernel(module, type, elementType, stochastic,
                                     amax.argument, transposedCopy, tileForced,
                                     chip, schedule, sharedBytes);
@@ -3065,40 +3175,47 @@ mlir::nvfp4::parseQuantizeSchedule(StringRef text, std::string &message) {
   QuantizeSchedule schedule;
   if (text.empty())
     return schedule;
-  StringRef rest = text;
-  auto number = [&](StringRef prefix, int64_t &value) {
-    if (!rest.consume_front(prefix))
-      return false;
-    size_t digits = rest.find_first_not_of("0123456789");
-    StringRef head = rest.take_front(digits);
-    if (head.empty() || head.getAsInteger(10, value))
-      return false;
-    rest = rest.drop_front(head.size());
-    return true;
+  auto fail = [&](const Twine &why) -> FailureOr<QuantizeSchedule> {
+    message = ("quantize-schedule '" + text + "': " + why).str();
+    return failure();
   };
-  bool registers = rest.consume_front("registers");
-  if (registers) {
-    schedule.ringStages = 0;
-  } else if (!number("ring", schedule.ringStages)) {
-    message = "quantize-schedule '" + text.str() +
-              "' does not start with 'registers' or 'ring<stages>'";
-    return failure();
-  }
-  if (!registers && (schedule.ringStages < 2 || schedule.ringStages > 4)) {
-    message =
-        "quantize-schedule '" + text.str() + "': a ring has 2 to 4 stages";
-    return failure();
-  }
-  if (!rest.empty() &&
-      (!number("_grid", schedule.gridBlocks) || schedule.gridBlocks < 1)) {
-    message = "quantize-schedule '" + text.str() +
-              "': expected '_grid<blocks>' (at least 1) after the input path";
-    return failure();
-  }
-  if (!rest.empty()) {
-    message = "quantize-schedule '" + text.str() + "': unexpected '" +
-              rest.str() + "'";
-    return failure();
+  // A part "<prefix><digits>" with nothing after the digits.
+  auto number = [](StringRef part, StringRef prefix, int64_t &value) {
+    if (!part.consume_front(prefix) || part.empty() ||
+        part.find_first_not_of("0123456789") != StringRef::npos)
+      return false;
+    return !part.getAsInteger(10, value);
+  };
+  SmallVector<StringRef> parts;
+  text.split(parts, '_');
+  for (auto [index, part] : llvm::enumerate(parts)) {
+    int64_t value = 0;
+    bool path = part == "registers" || part.starts_with("ring");
+    if (path && index != 0)
+      return fail("the input path '" + part + "' must come first");
+    if (part == "registers") {
+      schedule.ringStages = 0;
+    } else if (part.starts_with("ring")) {
+      if (!number(part, "ring", value) || value < 2 || value > 4)
+        return fail("a ring has 2 to 4 stages");
+      schedule.ringStages = value;
+    } else if (part.starts_with("grid")) {
+      if (!number(part, "grid", value) || value < 1)
+        return fail("'" + part + "': a grid has at least 1 block");
+      schedule.gridBlocks = value;
+    } else if (part.starts_with("blocks")) {
+      if (!number(part, "blocks", value) || value < 1 || value > 8)
+        return fail("'" + part + "': 1 to 8 blocks a multiprocessor");
+      schedule.blocksPerMultiprocessor = value;
+    } else if (part == "mulwide" || part == "mulsplit") {
+      schedule.philoxWide = part == "mulwide";
+    } else if (part == "srlegacy") {
+      schedule.legacyUniform = true;
+    } else {
+      return fail("unknown part '" + part +
+                  "' (expected registers, ring<stages>, grid<blocks>, "
+                  "blocks<n>, mulwide, mulsplit or srlegacy)");
+    }
   }
   return schedule;
 }

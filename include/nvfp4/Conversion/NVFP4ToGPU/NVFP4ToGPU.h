@@ -39,11 +39,24 @@ struct QuantizeSchedule {
   /// Blocks of the persistent grid; 0: the chip's. A small grid makes a
   /// small tensor walk the ring several times (the GPU suite's cases).
   int64_t gridBlocks = 0;
+  /// How a quantize kernel multiplies in Philox's rounds: kDefault (the
+  /// measured rule at chosenPhiloxWide in QuantizeKernels.cpp), 1: one
+  /// mul.wide.u32 per product, 0: mul.hi.u32 and mul.lo.u32.
+  int64_t philoxWide = kDefault;
+  /// The software stochastic rounding's uniform as the session-3 form
+  /// (64 + byte / 512 from a prmt, minus 64, times twice the step) instead
+  /// of the default (the byte as an FP32 subnormal times a power of two).
+  bool legacyUniform = false;
+  /// Blocks of 256 threads a multiprocessor runs at once (nvvm.minctasm,
+  /// which sets the register cap, and the persistent grid); 0: each
+  /// kernel's measured count.
+  int64_t blocksPerMultiprocessor = 0;
 };
 
-/// Parses a quantize-schedule: "" (the default), "registers" or "ring<S>"
-/// (S = 2..4), either optionally followed by "_grid<N>" (N >= 1). On
-/// failure `message` says why.
+/// Parses a quantize-schedule: "" (the default) or parts joined by '_':
+/// first optionally the input path, "registers" or "ring<S>" (S = 2..4),
+/// then any of "grid<N>" (N >= 1), "mulwide", "mulsplit", "srlegacy" and
+/// "blocks<N>" (N = 1..8). On failure `message` says why.
 FailureOr<QuantizeSchedule> parseQuantizeSchedule(StringRef text,
                                                   std::string &message);
 
