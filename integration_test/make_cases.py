@@ -1108,6 +1108,29 @@ def main():
     dual_quantize_case(out, args, "dual_quantize_ring2_blocks3_grid2_x_208x144",
                        (208, 144), edge=True,
                        flags=["--quantize-schedule=ring2_blocks3_grid2"])
+    # Sign words (the default: codes as magnitudes or'ed with the signs of
+    # the BF16 / F16 pairs, NaN -> +6) against the signed encoding forced.
+    quantize_case(out, args, "quantize_1x16_rn_edge_signlegacy_64x256",
+                  (64, 256), edge=True,
+                  flags=["--quantize-schedule=signlegacy"])
+    quantize_case(out, args, "quantize_1x16_rn_edge_f16_96x160", (96, 160),
+                  edge=True, dtype="f16")
+    weight_copies_case(out, args, "weight_copies_signlegacy_3x48x80",
+                       (3, 48, 80), flags=["--quantize-schedule=signlegacy"])
+    dual_quantize_case(out, args, "dual_quantize_signlegacy_x_edge_208x144",
+                       (208, 144), edge=True,
+                       flags=["--quantize-schedule=signlegacy"])
+    dual_quantize_case(out, args,
+                       "dual_quantize_signlegacy_srlegacy_dy_edge_256x512",
+                       (256, 512), rounding="sr", col_rounding="sr",
+                       seed=0x0123456789ABCDEF, col_seed=77, edge=True,
+                       flags=["--quantize-schedule=srlegacy_signlegacy"])
+    rht_quantize_case(out, args, "rht_quantize_sr_edge_signlegacy_64x256",
+                      (64, 256), seed=9, edge=True,
+                      flags=["--quantize-schedule=signlegacy"])
+    rht_quantize_case(out, args, "rht_quantize_rn_edge_blocks2_64x256",
+                      (64, 256), rounding="rn", edge=True,
+                      flags=["--quantize-schedule=blocks2"])
     weight_copies_case(out, args,
                        "weight_copies_ring2_blocks4_grid3_sr_mulwide_5x16x144",
                        (5, 16, 144), rounding="sr", seed=0xFFFFFFFF00000001,

@@ -215,11 +215,14 @@ SmallVector<Value> hadamardSixteen(OpBuilder &b, Location loc,
   return out;
 }
 
-/// A run ready for its block scale: its 16 values as f32 and its block
-/// amax.
+/// A run ready for its block scale: its 16 values as f32, its block amax
+/// and, for BF16 and F16 runs, the 8 pairs (vector<2xT>) the values were
+/// extended from (after the RHT: its rounded outputs), whose sign bits are
+/// the codes' (signWords).
 struct PreparedRun {
   SmallVector<Value> values;
   Value amax;
+  SmallVector<Value> pairs;
 };
 
 /// Two f32 values rounded (RNE) to a vector<2xT> of a 16-bit type, `lo`
@@ -245,10 +248,10 @@ PreparedRun prepareRun(OpBuilder &b, Location loc, Value loaded,
   Type elementType = cast<VectorType>(loaded.getType()).getElementType();
   SmallVector<Value> values = extendSixteen(b, loc, loaded);
   if (!rhtMask) {
-    Value amax = isPairedType(elementType)
-                     ? amaxOfPairs(b, loc, pairsOf(b, loc, loaded))
-                     : amaxOfValues(b, loc, values);
-    return {values, amax};
+    if (!isPairedType(elementType))
+      return {values, amaxOfValues(b, loc, values), {}};
+    SmallVector<Value> pairs = pairsOf(b, loc, loaded);
+    return {values, amaxOfPairs(b, loc, pairs), pairs};
   }
   SmallVector<Value> transformed = hadamardSixteen(
       b, loc, values, *rhtMask, b.getF32Type());
@@ -262,7 +265,7 @@ PreparedRun prepareRun(OpBuilder &b, Location loc, Value loaded,
       rounded.push_back(
           vector::ExtractOp::create(b, loc, wide, ArrayRef<int64_t>{k}));
   }
-  return {rounded, amaxOfPairs(b, loc, pairs)};
+  return {rounded, amaxOfPairs(b, loc, pairs), pairs};
 }
 
 //===----------------------------------------------------------------------===//
@@ -350,6 +353,11 @@ Value encodeNearestFast(OpBuilder &b, Location loc, Value y) {
 struct ArithmeticForm {
   bool wideMultiply = true;
   bool subnormalUniform = true;
+  /// Codes of BF16 / F16 runs as magnitudes (min(|y|, 6): one FMNMX) or'ed
+  /// with the sign words of their pairs (signWords), instead of each value
+  /// clamped to [-6, 6] and its sign put into the magic number (two more
+  /// instructions an element).
+  bool signWords = true;
 };
 
 /// encodeE2M1Stochastic of `y` with the random byte at bits
@@ -409,6 +417,101 @@ Value encodeStochasticFast(OpBuilder &b, Location loc, Value y, Value word,
   Value sign = arith::AndIOp::create(
       b, loc, arith::ShRUIOp::create(b, loc, bits, s.i32(28)), s.i32(8));
   return arith::OrIOp::create(b, loc, sum, sign);
+}
+
+/// The E2M1 magnitude code (bits 2..0 of an i32, bit 3 zero) of y:
+/// encodeNearestFast of |y| with the clamp to 6 as one min (NaN -> 6),
+/// since the sign comes from the sign words.
+Value encodeNearestMagnitude(OpBuilder &b, Location loc, Value y) {
+  ScalarBuilder s(b, loc);
+  Value a = arith::MinNumFOp::create(b, loc, math::AbsFOp::create(b, loc, y),
+                                     s.f32(6.0f));
+  Value magic = e2m1Magic(b, loc, e2m1Binade(b, loc, a));
+  Value sum = arith::AddFOp::create(
+      b, loc, a, arith::BitcastOp::create(b, loc, b.getF32Type(), magic));
+  return arith::BitcastOp::create(b, loc, b.getI32Type(), sum);
+}
+
+/// The stochastic magnitude code of y (encodeStochasticFast of |y|, the
+/// sign left to the sign words).
+Value encodeStochasticMagnitude(OpBuilder &b, Location loc, Value y,
+                                Value word, int64_t byteIndex,
+                                const ArithmeticForm &form) {
+  ScalarBuilder s(b, loc);
+  Value a = arith::MinNumFOp::create(b, loc, math::AbsFOp::create(b, loc, y),
+                                     s.f32(6.0f));
+  Value atLeastOneBits = arith::BitcastOp::create(
+      b, loc, b.getI32Type(), arith::MaxNumFOp::create(b, loc, a, s.f32(1.0f)));
+  Value binade = arith::ShRUIOp::create(b, loc, atLeastOneBits, s.i32(23));
+  Value threshold;
+  if (form.subnormalUniform) {
+    Value subnormal = arith::BitcastOp::create(
+        b, loc, b.getF32Type(),
+        permuteBytes(b, loc, word, s.i32(0), s.i32(0x4044 | (byteIndex << 8))));
+    Value power = arith::BitcastOp::create(
+        b, loc, b.getF32Type(),
+        arith::AddIOp::create(
+            b, loc, arith::MulIOp::create(b, loc, binade, s.i32(0x800000)),
+            s.i32(124 << 23)));
+    threshold = math::FmaOp::create(b, loc, subnormal, power, a);
+  } else {
+    Value doubleStep = arith::BitcastOp::create(
+        b, loc, b.getF32Type(),
+        arith::AndIOp::create(b, loc, atLeastOneBits, s.i32(0x7F800000)));
+    Value biased = permuteBytes(b, loc, word, s.i32(0x42800000),
+                                s.i32(0x7604 | (byteIndex << 4)));
+    Value halfUniform = arith::SubFOp::create(
+        b, loc, arith::BitcastOp::create(b, loc, b.getF32Type(), biased),
+        s.f32(64.0f));
+    threshold = math::FmaOp::create(b, loc, halfUniform, doubleStep, a);
+  }
+  Value magic = arith::BitcastOp::create(b, loc, b.getF32Type(),
+                                         e2m1Magic(b, loc, binade));
+  return arith::BitcastOp::create(b, loc, b.getI32Type(),
+                                  addTowardZero(b, loc, threshold, magic));
+}
+
+/// The sign bits of a run's 16 codes (bit 4 * (j % 8) + 3 of word j / 8
+/// for element j) from its 8 pairs of a 16-bit type: the sign of y = x *
+/// enc is x's (enc > 0), except that NaN must give code 7. min(+0, p) per
+/// pair (min.bf16x2 / min.f16x2: a NaN half gives the +0, a negative half
+/// keeps its sign, and -0 stays -0 whether the instruction orders -0 below
+/// +0 or returns its second operand on a tie, as `(a < b) ? a : b` does --
+/// hence +0 first), then for each word the sign-replicating prmt of
+/// the halves' high bytes (bytes of elements 0, 2, 1, 3 and 4, 6, 5, 7),
+/// two prmts that sort them into even and odd elements, and the bits 3 and
+/// 7 of each byte: 7 instructions for 8 codes where the signed encoding
+/// takes 16.
+std::array<Value, 2> signWords(OpBuilder &b, Location loc,
+                               ArrayRef<Value> pairs) {
+  ScalarBuilder s(b, loc);
+  auto pairType = cast<VectorType>(pairs[0].getType());
+  StringRef name = pairType.getElementType().isBF16()
+                       ? "llvm.nvvm.fmin.bf16x2"
+                       : "llvm.nvvm.fmin.f16x2";
+  Value zero = arith::ConstantOp::create(
+      b, loc, DenseElementsAttr::get(cast<ShapedType>(pairType),
+                                     b.getZeroAttr(pairType.getElementType())));
+  SmallVector<Value> signs;
+  for (Value pair : pairs)
+    signs.push_back(LLVM::BitcastOp::create(
+        b, loc, b.getI32Type(),
+        LLVM::CallIntrinsicOp::create(b, loc, pairType, b.getStringAttr(name),
+                                      ValueRange{zero, pair})
+            .getResult(0)));
+  std::array<Value, 2> words;
+  for (int64_t w = 0; w < 2; ++w) {
+    Value low = permuteBytes(b, loc, signs[4 * w], signs[4 * w + 1],
+                             s.i32(0xFBD9));
+    Value high = permuteBytes(b, loc, signs[4 * w + 2], signs[4 * w + 3],
+                              s.i32(0xFBD9));
+    Value even = permuteBytes(b, loc, low, high, s.i32(0x5410));
+    Value odd = permuteBytes(b, loc, low, high, s.i32(0x7632));
+    words[w] = arith::OrIOp::create(
+        b, loc, arith::AndIOp::create(b, loc, even, s.i32(0x08080808)),
+        arith::AndIOp::create(b, loc, odd, s.i32(static_cast<int32_t>(0x80808080u))));
+  }
+  return words;
 }
 
 /// Two i32 words holding the low nibbles of 16 values, element j at bits
@@ -630,10 +733,27 @@ std::array<Value, 2> quantizeValues(OpBuilder &b, Location loc,
                                     ArrayRef<Value> values, Value encode,
                                     std::optional<std::array<Value, 4>> random,
                                     const ChipInfo &chip,
-                                    const ArithmeticForm &form) {
+                                    const ArithmeticForm &form,
+                                    ArrayRef<Value> pairs) {
   SmallVector<Value> scaled;
   for (Value v : values)
     scaled.push_back(arith::MulFOp::create(b, loc, v, encode));
+  bool software = random ? !chip.has(Instruction::CvtRsE2M1x4)
+                         : !chip.has(Instruction::CvtE2M1x2);
+  if (software && form.signWords && !pairs.empty()) {
+    // The sign words first: the pairs die here instead of staying live
+    // through the 16 encodings.
+    std::array<Value, 2> signs = signWords(b, loc, pairs);
+    SmallVector<Value> nibbles;
+    for (int64_t j = 0; j < 16; ++j)
+      nibbles.push_back(random ? encodeStochasticMagnitude(
+                                     b, loc, scaled[j], (*random)[j / 4],
+                                     j % 4, form)
+                               : encodeNearestMagnitude(b, loc, scaled[j]));
+    std::array<Value, 2> magnitudes = packNibbles(b, loc, nibbles);
+    return {arith::OrIOp::create(b, loc, magnitudes[0], signs[0]),
+            arith::OrIOp::create(b, loc, magnitudes[1], signs[1])};
+  }
   return random ? packStochastic(b, loc, scaled, *random, chip, form)
                 : packNearestEven(b, loc, scaled, chip);
 }
@@ -700,6 +820,7 @@ ArithmeticForm chosenArithmetic(const QuantizeSchedule &forced,
                           ? wideByDefault
                           : forced.philoxWide == 1;
   form.subnormalUniform = !forced.legacyUniform;
+  form.signWords = !forced.legacySigns;
   return form;
 }
 
@@ -711,6 +832,8 @@ std::string forcedSuffix(const QuantizeSchedule &forced, bool stochastic) {
     suffix += forced.philoxWide ? "_mulwide" : "_mulsplit";
   if (stochastic && forced.legacyUniform)
     suffix += "_srlegacy";
+  if (forced.legacySigns)
+    suffix += "_signlegacy";
   if (forced.blocksPerMultiprocessor)
     suffix += "_b" + std::to_string(forced.blocksPerMultiprocessor);
   return suffix;
@@ -1183,7 +1306,7 @@ gpu::GPUFuncOp buildRowQuantizeKernel(ModuleOp module,
                     nb, nl, prepared.values,
                     lookupEncode(nb, nl, table, scaleCodes[k]),
                     runRandomBits(nb, nl, args, sig, run[k], form), chip,
-                    form);
+                    form, prepared.pairs);
               }
               // The two scale bytes, first run in the low byte.
               Value codes = arith::TruncIOp::create(
@@ -1849,7 +1972,8 @@ buildTileQuantizeKernel(ModuleOp module, BlockScaledTensorType type,
                     arith::ExtUIOp::create(nb, nl, nb.getI32Type(), codes));
                 std::array<Value, 2> words = quantizeValues(
                     nb, nl, prepared.values, encode,
-                    runRandomBits(nb, nl, args, sig, run, form), chip, form);
+                    runRandomBits(nb, nl, args, sig, run, form), chip, form,
+                    prepared.pairs);
                 Value regionTileCol = nm.add(
                     nm.mul(nm.rem(halfWarp, 4), kTilesPerHalfWarp), nm.c(k));
                 stageCodes(nb, nl, stage, /*columns=*/false,
@@ -2235,7 +2359,7 @@ DualBlock quantizeDualBlock(OpBuilder &b, Location loc, Value run,
   return {code, quantizeValues(b, loc, prepared.values,
                                lookupEncode(b, loc, table, code),
                                runRandomBits(b, loc, seed, runIndex, form),
-                               chip, form)};
+                               chip, form, prepared.pairs)};
 }
 
 /// nvfp4.dual_quantize: rowwise and columnwise (optionally after the RHT)
@@ -3211,10 +3335,12 @@ mlir::nvfp4::parseQuantizeSchedule(StringRef text, std::string &message) {
       schedule.philoxWide = part == "mulwide";
     } else if (part == "srlegacy") {
       schedule.legacyUniform = true;
+    } else if (part == "signlegacy") {
+      schedule.legacySigns = true;
     } else {
       return fail("unknown part '" + part +
                   "' (expected registers, ring<stages>, grid<blocks>, "
-                  "blocks<n>, mulwide, mulsplit or srlegacy)");
+                  "blocks<n>, mulwide, mulsplit, srlegacy or signlegacy)");
     }
   }
   return schedule;

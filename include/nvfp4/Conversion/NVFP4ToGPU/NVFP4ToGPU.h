@@ -47,6 +47,9 @@ struct QuantizeSchedule {
   /// (64 + byte / 512 from a prmt, minus 64, times twice the step) instead
   /// of the default (the byte as an FP32 subnormal times a power of two).
   bool legacyUniform = false;
+  /// Codes with the sign put into each value's magic number (session 8)
+  /// instead of magnitudes or'ed with sign words from the BF16 / F16 pairs.
+  bool legacySigns = false;
   /// Blocks of 256 threads a multiprocessor runs at once (nvvm.minctasm,
   /// which sets the register cap, and the persistent grid); 0: each
   /// kernel's measured count.
@@ -55,8 +58,8 @@ struct QuantizeSchedule {
 
 /// Parses a quantize-schedule: "" (the default) or parts joined by '_':
 /// first optionally the input path, "registers" or "ring<S>" (S = 2..4),
-/// then any of "grid<N>" (N >= 1), "mulwide", "mulsplit", "srlegacy" and
-/// "blocks<N>" (N = 1..8). On failure `message` says why.
+/// then any of "grid<N>" (N >= 1), "mulwide", "mulsplit", "srlegacy",
+/// "signlegacy" and "blocks<N>" (N = 1..8). On failure `message` says why.
 FailureOr<QuantizeSchedule> parseQuantizeSchedule(StringRef text,
                                                   std::string &message);
 
