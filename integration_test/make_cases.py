@@ -1075,31 +1075,32 @@ def main():
     rht_quantize_case(out, args, "rht_quantize_rn_ragged_125x128", (125, 128),
                       rounding="rn")
     # The arithmetic forms of issue 15 round 5 (quantize-schedule mulwide /
-    # mulsplit, srlegacy, blocks<N>): the session-8 forms forced beside the
-    # new defaults (wide Philox products in the 1x16 kernels, the
-    # subnormal uniform everywhere), each with edge values, 64-bit seeds
-    # and ragged shapes; every one byte-identical to the library.
-    rht_quantize_case(out, args, "rht_quantize_sr_edge_mulsplit_srlegacy",
+    # mulsplit, signlegacy, blocks<N>): the session-8 forms forced beside
+    # the new defaults (wide Philox products in the 1x16 kernels, split ones
+    # in the tile and dual kernels, sign words), each with edge values,
+    # 64-bit seeds and ragged shapes; every one byte-identical to the
+    # library.
+    rht_quantize_case(out, args, "rht_quantize_sr_edge_mulsplit_signlegacy",
                       (64, 256), seed=5, edge=True,
-                      flags=["--quantize-schedule=mulsplit_srlegacy"])
+                      flags=["--quantize-schedule=mulsplit_signlegacy"])
     rht_quantize_case(out, args, "rht_quantize_sr_seed64_ragged_125x128",
                       (125, 128), seed=0xFEDCBA9876543210, edge=True)
     rht_quantize_case(out, args, "rht_quantize_sr_ragged_mulsplit_125x128",
                       (125, 128), seed=0xFEDCBA9876543210, edge=True,
                       flags=["--quantize-schedule=mulsplit"])
-    rht_quantize_case(out, args, "rht_quantize_sr_blocks2_srlegacy_256x1024",
+    rht_quantize_case(out, args, "rht_quantize_sr_blocks2_256x1024",
                       (256, 1024), seed=0x8000000000000001,
-                      flags=["--quantize-schedule=blocks2_srlegacy"])
-    quantize_case(out, args, "quantize_sr_edge_srlegacy_96x208", (96, 208),
+                      flags=["--quantize-schedule=blocks2"])
+    quantize_case(out, args, "quantize_sr_edge_signlegacy_96x208", (96, 208),
                   rounding="sr", seed=0x0123456789ABCDEF, edge=True,
-                  flags=["--quantize-schedule=srlegacy"])
+                  flags=["--quantize-schedule=signlegacy"])
     quantize_case(out, args, "quantize_sr_edge_seed64_96x208", (96, 208),
                   rounding="sr", seed=0x0123456789ABCDEF, edge=True)
-    dual_quantize_case(out, args, "dual_quantize_mulwide_srlegacy_dy_256x512",
+    dual_quantize_case(out, args, "dual_quantize_mulwide_signlegacy_dy_256x512",
                        (256, 512), rounding="sr", col_rounding="sr",
                        seed=0xC0FFEE0123456789, col_seed=0x8000000000000001,
                        edge=True,
-                       flags=["--quantize-schedule=mulwide_srlegacy"])
+                       flags=["--quantize-schedule=mulwide_signlegacy"])
     dual_quantize_case(out, args,
                        "dual_quantize_ring2_grid2_mulwide_straddle_5x16x272",
                        (5, 16, 272), rounding="sr", col_rounding="sr",
@@ -1121,10 +1122,10 @@ def main():
                        (208, 144), edge=True,
                        flags=["--quantize-schedule=signlegacy"])
     dual_quantize_case(out, args,
-                       "dual_quantize_signlegacy_srlegacy_dy_edge_256x512",
+                       "dual_quantize_signlegacy_mulsplit_dy_edge_256x512",
                        (256, 512), rounding="sr", col_rounding="sr",
                        seed=0x0123456789ABCDEF, col_seed=77, edge=True,
-                       flags=["--quantize-schedule=srlegacy_signlegacy"])
+                       flags=["--quantize-schedule=mulsplit_signlegacy"])
     rht_quantize_case(out, args, "rht_quantize_sr_edge_signlegacy_64x256",
                       (64, 256), seed=9, edge=True,
                       flags=["--quantize-schedule=signlegacy"])

@@ -291,9 +291,13 @@ PreparedRun prepareRun(OpBuilder &b, Location loc, Value loaded,
 // a's binade. That equals the spec's truncation to t's own binade: t < a +
 // step, so a t that reaches the next binade [2^(e+1), 2^(e+1) + step)
 // truncates to 2^(e+1) on either grid, and a <= 6 keeps t < 8. The sign is
-// or'ed into the nibble. u is built from bits: the byte is permuted into
-// bits 15..8 of 0x42800000 (64 + byte / 512 = 64 + u / 2, exactly), 64 is
-// subtracted, and u / 2 multiplies 2 * step (exact: powers of two).
+// or'ed into the nibble. u * step comes from bits: the byte as an FP32
+// subnormal times a power of two of the binade (stochasticThreshold).
+//
+// Codes of BF16 / F16 runs (the default; ArithmeticForm::signWords) skip
+// the signed arithmetic: the magnitude a = min(|y|, 6) (NaN -> 6) gives the
+// low three bits, and the sign bits of a whole word come from the run's
+// pairs (signWords), since y = x * enc has x's sign.
 //
 // The sign is ys's sign bit, so -0.0 and negatives that round to zero give
 // code 8, as encodeE2M1 does. Checked against lib/Numerics' encodeE2M1 and
@@ -344,15 +348,14 @@ Value encodeNearestFast(OpBuilder &b, Location loc, Value y) {
 }
 
 /// The arithmetic forms a quantize kernel emits where two exact ones exist
-/// (quantize-schedule's mulwide / mulsplit and srlegacy, so that both can
-/// be measured in one run): Philox's 32 x 32 -> 64-bit products as one
-/// mul.wide.u32 or as mul.hi.u32 + mul.lo.u32, and the stochastic
-/// rounding's u * step from a subnormal (one prmt, the power of two from
-/// the binade by the IMAD that also gives the magic number's neighbour)
-/// or the session-3 form (prmt, subtract, mask).
+/// and each wins somewhere (quantize-schedule's mulwide / mulsplit and
+/// signlegacy force one, so that both can be measured in one run):
+/// Philox's 32 x 32 -> 64-bit products as one mul.wide.u32 or as
+/// mul.hi.u32 + mul.lo.u32, and the codes of BF16 / F16 runs as magnitudes
+/// or'ed with sign words or with each sign in its magic number (the form
+/// of f32 runs, which have no pairs).
 struct ArithmeticForm {
   bool wideMultiply = true;
-  bool subnormalUniform = true;
   /// Codes of BF16 / F16 runs as magnitudes (min(|y|, 6): one FMNMX) or'ed
   /// with the sign words of their pairs (signWords), instead of each value
   /// clamped to [-6, 6] and its sign put into the magic number (two more
@@ -360,55 +363,42 @@ struct ArithmeticForm {
   bool signWords = true;
 };
 
+/// The spec's t = fma(u, step, a) of stochastic rounding for the magnitude
+/// `a` in binade `binade` (E) and the random byte at bits 8 * byteIndex + 7
+/// .. 8 * byteIndex of `word`: u * step = byte * 2^(E - 136) = (byte *
+/// 2^-133) * 2^(E - 3). The byte in bits 23..16 of a zero word (one prmt) is
+/// the FP32 subnormal byte * 2^-133 (exact; fma.rn.f32 keeps subnormals),
+/// 2^(E - 3) has the bits (E + 124) << 23, and the fma rounds u * step + a
+/// once, as the spec's. (The session-3 form built 64 + byte / 512 and
+/// subtracted 64: one instruction more an element, 2 % slower for dual dY
+/// on the H200 and level for RHT + SR.)
+Value stochasticThreshold(OpBuilder &b, Location loc, Value word,
+                          int64_t byteIndex, Value binade, Value a) {
+  ScalarBuilder s(b, loc);
+  Value subnormal = arith::BitcastOp::create(
+      b, loc, b.getF32Type(),
+      permuteBytes(b, loc, word, s.i32(0), s.i32(0x4044 | (byteIndex << 8))));
+  Value power = arith::BitcastOp::create(
+      b, loc, b.getF32Type(),
+      arith::AddIOp::create(
+          b, loc, arith::MulIOp::create(b, loc, binade, s.i32(0x800000)),
+          s.i32(124 << 23)));
+  return math::FmaOp::create(b, loc, subnormal, power, a);
+}
+
 /// encodeE2M1Stochastic of `y` with the random byte at bits
 /// 8 * byteIndex + 7 .. 8 * byteIndex of `word`: an i32 whose low nibble
 /// is the code.
 Value encodeStochasticFast(OpBuilder &b, Location loc, Value y, Value word,
-                           int64_t byteIndex, const ArithmeticForm &form) {
+                           int64_t byteIndex) {
   ScalarBuilder s(b, loc);
   auto [ys, bits] = clampForE2M1(b, loc, y);
   Value atLeastOne = arith::MaxNumFOp::create(
       b, loc, math::AbsFOp::create(b, loc, ys), s.f32(1.0f));
-  Value atLeastOneBits =
-      arith::BitcastOp::create(b, loc, b.getI32Type(), atLeastOne);
-  Value binade = arith::ShRUIOp::create(b, loc, atLeastOneBits, s.i32(23));
-  if (form.subnormalUniform) {
-    // u * step = byte * 2^(E - 136) = (byte * 2^-133) * 2^(E - 3): the
-    // byte in bits 23..16 of a zero word is the FP32 subnormal byte *
-    // 2^-133 (exact; fma.rn.f32 keeps subnormals), and 2^(E - 3) has the
-    // bits (E + 124) << 23, one IMAD of the binade. The fma then rounds
-    // u * step + |ys| once, as the spec's.
-    Value selector = s.i32(0x4044 | (byteIndex << 8));
-    Value subnormal = arith::BitcastOp::create(
-        b, loc, b.getF32Type(),
-        permuteBytes(b, loc, word, s.i32(0), selector));
-    Value power = arith::BitcastOp::create(
-        b, loc, b.getF32Type(),
-        arith::AddIOp::create(
-            b, loc, arith::MulIOp::create(b, loc, binade, s.i32(0x800000)),
-            s.i32(124 << 23)));
-    Value threshold = math::FmaOp::create(b, loc, subnormal, power,
-                                          math::AbsFOp::create(b, loc, ys));
-    Value magic = arith::BitcastOp::create(b, loc, b.getF32Type(),
-                                           e2m1Magic(b, loc, binade));
-    Value sum = arith::BitcastOp::create(
-        b, loc, b.getI32Type(), addTowardZero(b, loc, threshold, magic));
-    Value sign = arith::AndIOp::create(
-        b, loc, arith::ShRUIOp::create(b, loc, bits, s.i32(28)), s.i32(8));
-    return arith::OrIOp::create(b, loc, sum, sign);
-  }
-  // 2 * step = 2^(E - 127): max(|ys|, 1) with its mantissa cleared.
-  Value doubleStep = arith::BitcastOp::create(
-      b, loc, b.getF32Type(),
-      arith::AndIOp::create(b, loc, atLeastOneBits, s.i32(0x7F800000)));
-  // u / 2 = byte / 512: 64 + byte / 512 is bytes {0x42, 0x80, byte, 0x00}
-  // (high to low), then 64 is subtracted; u * step = (u / 2) * (2 * step).
-  Value selector = s.i32(0x7604 | (byteIndex << 4));
-  Value biased = permuteBytes(b, loc, word, s.i32(0x42800000), selector);
-  Value halfUniform = arith::SubFOp::create(
-      b, loc, arith::BitcastOp::create(b, loc, b.getF32Type(), biased),
-      s.f32(64.0f));
-  Value threshold = math::FmaOp::create(b, loc, halfUniform, doubleStep,
+  Value binade = arith::ShRUIOp::create(
+      b, loc, arith::BitcastOp::create(b, loc, b.getI32Type(), atLeastOne),
+      s.i32(23));
+  Value threshold = stochasticThreshold(b, loc, word, byteIndex, binade,
                                         math::AbsFOp::create(b, loc, ys));
   Value magic = arith::BitcastOp::create(b, loc, b.getF32Type(),
                                          e2m1Magic(b, loc, binade));
@@ -435,36 +425,16 @@ Value encodeNearestMagnitude(OpBuilder &b, Location loc, Value y) {
 /// The stochastic magnitude code of y (encodeStochasticFast of |y|, the
 /// sign left to the sign words).
 Value encodeStochasticMagnitude(OpBuilder &b, Location loc, Value y,
-                                Value word, int64_t byteIndex,
-                                const ArithmeticForm &form) {
+                                Value word, int64_t byteIndex) {
   ScalarBuilder s(b, loc);
   Value a = arith::MinNumFOp::create(b, loc, math::AbsFOp::create(b, loc, y),
                                      s.f32(6.0f));
-  Value atLeastOneBits = arith::BitcastOp::create(
-      b, loc, b.getI32Type(), arith::MaxNumFOp::create(b, loc, a, s.f32(1.0f)));
-  Value binade = arith::ShRUIOp::create(b, loc, atLeastOneBits, s.i32(23));
-  Value threshold;
-  if (form.subnormalUniform) {
-    Value subnormal = arith::BitcastOp::create(
-        b, loc, b.getF32Type(),
-        permuteBytes(b, loc, word, s.i32(0), s.i32(0x4044 | (byteIndex << 8))));
-    Value power = arith::BitcastOp::create(
-        b, loc, b.getF32Type(),
-        arith::AddIOp::create(
-            b, loc, arith::MulIOp::create(b, loc, binade, s.i32(0x800000)),
-            s.i32(124 << 23)));
-    threshold = math::FmaOp::create(b, loc, subnormal, power, a);
-  } else {
-    Value doubleStep = arith::BitcastOp::create(
-        b, loc, b.getF32Type(),
-        arith::AndIOp::create(b, loc, atLeastOneBits, s.i32(0x7F800000)));
-    Value biased = permuteBytes(b, loc, word, s.i32(0x42800000),
-                                s.i32(0x7604 | (byteIndex << 4)));
-    Value halfUniform = arith::SubFOp::create(
-        b, loc, arith::BitcastOp::create(b, loc, b.getF32Type(), biased),
-        s.f32(64.0f));
-    threshold = math::FmaOp::create(b, loc, halfUniform, doubleStep, a);
-  }
+  Value binade = arith::ShRUIOp::create(
+      b, loc,
+      arith::BitcastOp::create(b, loc, b.getI32Type(),
+                               arith::MaxNumFOp::create(b, loc, a, s.f32(1.0f))),
+      s.i32(23));
+  Value threshold = stochasticThreshold(b, loc, word, byteIndex, binade, a);
   Value magic = arith::BitcastOp::create(b, loc, b.getF32Type(),
                                          e2m1Magic(b, loc, binade));
   return arith::BitcastOp::create(b, loc, b.getI32Type(),
@@ -612,14 +582,13 @@ std::array<Value, 2> packNearestEven(OpBuilder &b, Location loc,
 std::array<Value, 2> packStochastic(OpBuilder &b, Location loc,
                                     ArrayRef<Value> scaled,
                                     std::array<Value, 4> words,
-                                    const ChipInfo &chip,
-                                    const ArithmeticForm &form) {
+                                    const ChipInfo &chip) {
   if (!chip.has(Instruction::CvtRsE2M1x4)) {
     // Element j takes byte j % 4 of word j / 4.
     SmallVector<Value> nibbles;
     for (int64_t j = 0; j < 16; ++j)
       nibbles.push_back(
-          encodeStochasticFast(b, loc, scaled[j], words[j / 4], j % 4, form));
+          encodeStochasticFast(b, loc, scaled[j], words[j / 4], j % 4));
     return packNibbles(b, loc, nibbles);
   }
   // cvt.rs.satfinite.e2m1x4.f32 d, {a, b, e, f}, rbits packs a into bits
@@ -748,13 +717,13 @@ std::array<Value, 2> quantizeValues(OpBuilder &b, Location loc,
     for (int64_t j = 0; j < 16; ++j)
       nibbles.push_back(random ? encodeStochasticMagnitude(
                                      b, loc, scaled[j], (*random)[j / 4],
-                                     j % 4, form)
+                                     j % 4)
                                : encodeNearestMagnitude(b, loc, scaled[j]));
     std::array<Value, 2> magnitudes = packNibbles(b, loc, nibbles);
     return {arith::OrIOp::create(b, loc, magnitudes[0], signs[0]),
             arith::OrIOp::create(b, loc, magnitudes[1], signs[1])};
   }
-  return random ? packStochastic(b, loc, scaled, *random, chip, form)
+  return random ? packStochastic(b, loc, scaled, *random, chip)
                 : packNearestEven(b, loc, scaled, chip);
 }
 
@@ -819,7 +788,6 @@ ArithmeticForm chosenArithmetic(const QuantizeSchedule &forced,
   form.wideMultiply = forced.philoxWide == QuantizeSchedule::kDefault
                           ? wideByDefault
                           : forced.philoxWide == 1;
-  form.subnormalUniform = !forced.legacyUniform;
   form.signWords = !forced.legacySigns;
   return form;
 }
@@ -830,8 +798,6 @@ std::string forcedSuffix(const QuantizeSchedule &forced, bool stochastic) {
   std::string suffix;
   if (stochastic && forced.philoxWide != QuantizeSchedule::kDefault)
     suffix += forced.philoxWide ? "_mulwide" : "_mulsplit";
-  if (stochastic && forced.legacyUniform)
-    suffix += "_srlegacy";
   if (forced.legacySigns)
     suffix += "_signlegacy";
   if (forced.blocksPerMultiprocessor)
@@ -1651,21 +1617,24 @@ int64_t ringSharedBytes(int64_t stages, int64_t elementBytes) {
 }
 
 // The default input paths (quantize-schedule ""): the fastest measured on
-// the H200 (bench/RESULTS.md, issue 15 round 4; BF16, in parentheses the
-// fraction of a plain copy's bandwidth):
-// - 16x16 with the transposed copy, 8192^2, amax given: registers 0.0743 ms
-//   (0.67x), ring2 0.0672 (0.74x), ring3 0.0670 (0.74x), ring4 0.0680;
-//   4096^2 with its amax pass: registers 0.0343, ring3 0.0317. Every 16x16
-//   kernel takes ring3.
+// the H200 (bench/RESULTS.md, issue 15 rounds 4 and 5; BF16, in
+// parentheses the fraction of a plain copy's bandwidth):
+// - 16x16 with the transposed copy, 8192^2, amax given, with the sign-word
+//   codes (round 5, one run): registers 0.0699 ms (0.72x), ring2 0.0596
+//   (0.84x), ring3 0.0644-0.0652 (0.77-0.78x, three interleaved runs), ring4
+//   0.0666. (Round 4, signed codes: ring2 and ring3 level at 0.74x.) Every
+//   16x16 kernel takes ring2.
 // - dual, round-to-nearest on both sides (X: rows + RHT columns), 8192^2:
-//   registers 0.1202 ms (0.43x), ring2 0.1163 (0.45x), ring3 0.1205. These
+//   round 5 ring2 0.1071-0.1098 ms (0.47-0.49x), ring3 0.1121, registers
+//   0.1182 (round 4: registers 0.1202, ring2 0.1163, ring3 0.1205). These
 //   take ring2.
-// - dual with stochastic rounding (dY: SR rows + RHT SR columns): registers
-//   0.1537 ms, ring2 0.1520, ring3 0.1513, within noise. Duals with
-//   stochastic rounding on either side keep the registers path.
+// - dual with stochastic rounding (dY: SR rows + RHT SR columns): round 5
+//   registers 0.1488-0.1517 ms, ring2 0.1507, within noise (round 4 the
+//   same). Duals with stochastic rounding on either side keep the
+//   registers path.
 // A default ring that does not fit in the chip's shared memory per block
 // falls back to the registers path; a forced one is an error instead.
-constexpr int64_t kTileDefaultRingStages = 3;
+constexpr int64_t kTileDefaultRingStages = 2;
 
 /// The input path of a 16x16 or dual kernel: the forced one, else
 /// `measured` (the default above) when its ring, `ringBytes(measured)` of
@@ -3333,14 +3302,12 @@ mlir::nvfp4::parseQuantizeSchedule(StringRef text, std::string &message) {
       schedule.blocksPerMultiprocessor = value;
     } else if (part == "mulwide" || part == "mulsplit") {
       schedule.philoxWide = part == "mulwide";
-    } else if (part == "srlegacy") {
-      schedule.legacyUniform = true;
     } else if (part == "signlegacy") {
       schedule.legacySigns = true;
     } else {
       return fail("unknown part '" + part +
                   "' (expected registers, ring<stages>, grid<blocks>, "
-                  "blocks<n>, mulwide, mulsplit, srlegacy or signlegacy)");
+                  "blocks<n>, mulwide, mulsplit or signlegacy)");
     }
   }
   return schedule;

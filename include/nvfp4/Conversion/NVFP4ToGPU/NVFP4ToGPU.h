@@ -43,10 +43,6 @@ struct QuantizeSchedule {
   /// measured rule at chosenPhiloxWide in QuantizeKernels.cpp), 1: one
   /// mul.wide.u32 per product, 0: mul.hi.u32 and mul.lo.u32.
   int64_t philoxWide = kDefault;
-  /// The software stochastic rounding's uniform as the session-3 form
-  /// (64 + byte / 512 from a prmt, minus 64, times twice the step) instead
-  /// of the default (the byte as an FP32 subnormal times a power of two).
-  bool legacyUniform = false;
   /// Codes with the sign put into each value's magic number (session 8)
   /// instead of magnitudes or'ed with sign words from the BF16 / F16 pairs.
   bool legacySigns = false;
@@ -58,8 +54,8 @@ struct QuantizeSchedule {
 
 /// Parses a quantize-schedule: "" (the default) or parts joined by '_':
 /// first optionally the input path, "registers" or "ring<S>" (S = 2..4),
-/// then any of "grid<N>" (N >= 1), "mulwide", "mulsplit", "srlegacy",
-/// "signlegacy" and "blocks<N>" (N = 1..8). On failure `message` says why.
+/// then any of "grid<N>" (N >= 1), "mulwide", "mulsplit", "signlegacy" and
+/// "blocks<N>" (N = 1..8). On failure `message` says why.
 FailureOr<QuantizeSchedule> parseQuantizeSchedule(StringRef text,
                                                   std::string &message);
 
