@@ -11,6 +11,7 @@ CUDA-event medians of repeated runs after a warm-up; the bandwidth rows
 so that launch gaps of tens of microseconds do not count against kernels
 that run for tens of microseconds.
 """
+import glob
 import json
 import math
 import os
@@ -277,6 +278,9 @@ def quantize_benchmarks(path, x_bits, x_bf16, copy_gbs):
         report(f"nvfp4 16x16 weight + transposed copy 4096x4096, amax "
                f"included, registers path forced ({' + '.join(r4.kernels)})",
                time_batched_ms(r4), 2 * codes_16x16, reads=2, size=4096)
+    forced_input_paths(path, "wgrad_operand_amax_given",
+                       "RHT + SR quantize (wgrad operand), amax given",
+                       [x_bits, 1234, amax], codes_1x16, report)
     forced_input_paths(path, "weight_copies_amax_given",
                        "16x16 weight + transposed copy, amax given",
                        [x_bits, amax], 2 * codes_16x16, report)
@@ -300,15 +304,24 @@ def forced_input_paths(path, base_name, label, args, out_bytes, report):
     base()
     cp.cuda.runtime.deviceSynchronize()
     want = {k: cp.asnumpy(v) for k, v in base.results.items()}
-    for variant in ("registers", "ring2", "ring3", "ring4"):
-        name = base_name + "_" + variant
+    # The input paths, then the arithmetic variants (<base>__<schedule>,
+    # bench/make_bench.sh), each timed right after the default again so
+    # that drift between the rows does not decide a comparison.
+    variants = [base_name + "_" + v for v in ("registers", "ring2", "ring3", "ring4")]
+    variants += sorted(os.path.basename(f)[:-5] for f in
+                       glob.glob(os.path.join(path, base_name + "__*.json")))
+    for name in variants:
         if not os.path.exists(os.path.join(path, name + ".json")):
             continue
+        variant = name[len(base_name) + 1:].lstrip("_")
+        if "__" in name:
+            report(f"nvfp4 {label}, default again ({' + '.join(base.kernels)})",
+                   time_batched_ms(base), out_bytes)
         run = program(path, name, args)
         ms = time_batched_ms(run)
         same = all(np.array_equal(cp.asnumpy(run.results[k]), v)
                    for k, v in want.items())
-        report(f"nvfp4 {label}, input path {variant} forced "
+        report(f"nvfp4 {label}, quantize-schedule {variant} forced "
                f"({' + '.join(run.kernels)}; outputs "
                f"{'identical to' if same else 'DIFFER from'} the default's)",
                ms, out_bytes)

@@ -162,7 +162,8 @@ def quantize_case(out, args, name, shape, block=(1, 16), rounding="rn",
 
 
 def rht_quantize_case(out, args, name, shape, rounding="sr", seed=0,
-                      edge=False, amax=None, data_seed=3, cancel=False):
+                      edge=False, amax=None, data_seed=3, cancel=False,
+                      flags=()):
     """nvfp4.hadamard followed by its only user, a 1x16 quantization: the
     compiler fuses them (one RHT + amax pass, one RHT + quantize kernel);
     the bytes must equal the library's quantize(hadamard(x))."""
@@ -185,7 +186,7 @@ def rht_quantize_case(out, args, name, shape, rounding="sr", seed=0,
                {"kind": "rht_quantize", "args": ["x", "seed", "a"],
                 "scalars": {"seed": seed,
                             "a": float(amax) if amax is not None else 0.0},
-                "results": ["codes", "scales", "amax"]}, args)
+                "results": ["codes", "scales", "amax"]}, args, flags)
 
 
 def dual_quantize_case(out, args, name, shape, rounding="rn",
@@ -1135,6 +1136,68 @@ def main():
                       edge=True)
     rht_quantize_case(out, args, "rht_quantize_rn_ragged_125x128", (125, 128),
                       rounding="rn")
+    # The arithmetic forms of issue 15 round 5 (quantize-schedule mulwide /
+    # mulsplit, signlegacy, blocks<N>): the session-8 forms forced beside
+    # the new defaults (wide Philox products in the 1x16 kernels, split ones
+    # in the tile and dual kernels, sign words), each with edge values,
+    # 64-bit seeds and ragged shapes; every one byte-identical to the
+    # library.
+    rht_quantize_case(out, args, "rht_quantize_sr_edge_mulsplit_signlegacy",
+                      (64, 256), seed=5, edge=True,
+                      flags=["--quantize-schedule=mulsplit_signlegacy"])
+    rht_quantize_case(out, args, "rht_quantize_sr_seed64_ragged_125x128",
+                      (125, 128), seed=0xFEDCBA9876543210, edge=True)
+    rht_quantize_case(out, args, "rht_quantize_sr_ragged_mulsplit_125x128",
+                      (125, 128), seed=0xFEDCBA9876543210, edge=True,
+                      flags=["--quantize-schedule=mulsplit"])
+    rht_quantize_case(out, args, "rht_quantize_sr_blocks2_256x1024",
+                      (256, 1024), seed=0x8000000000000001,
+                      flags=["--quantize-schedule=blocks2"])
+    quantize_case(out, args, "quantize_sr_edge_signlegacy_96x208", (96, 208),
+                  rounding="sr", seed=0x0123456789ABCDEF, edge=True,
+                  flags=["--quantize-schedule=signlegacy"])
+    quantize_case(out, args, "quantize_sr_edge_seed64_96x208", (96, 208),
+                  rounding="sr", seed=0x0123456789ABCDEF, edge=True)
+    dual_quantize_case(out, args, "dual_quantize_mulwide_signlegacy_dy_256x512",
+                       (256, 512), rounding="sr", col_rounding="sr",
+                       seed=0xC0FFEE0123456789, col_seed=0x8000000000000001,
+                       edge=True,
+                       flags=["--quantize-schedule=mulwide_signlegacy"])
+    dual_quantize_case(out, args,
+                       "dual_quantize_ring2_grid2_mulwide_straddle_5x16x272",
+                       (5, 16, 272), rounding="sr", col_rounding="sr",
+                       seed=0x0123456789ABCDEF, col_seed=31, edge=True,
+                       flags=["--quantize-schedule=ring2_grid2_mulwide"])
+    dual_quantize_case(out, args, "dual_quantize_ring2_blocks3_grid2_x_208x144",
+                       (208, 144), edge=True,
+                       flags=["--quantize-schedule=ring2_blocks3_grid2"])
+    # Sign words (the default: codes as magnitudes or'ed with the signs of
+    # the BF16 / F16 pairs, NaN -> +6) against the signed encoding forced.
+    quantize_case(out, args, "quantize_1x16_rn_edge_signlegacy_64x256",
+                  (64, 256), edge=True,
+                  flags=["--quantize-schedule=signlegacy"])
+    quantize_case(out, args, "quantize_1x16_rn_edge_f16_96x160", (96, 160),
+                  edge=True, dtype="f16")
+    weight_copies_case(out, args, "weight_copies_signlegacy_3x48x80",
+                       (3, 48, 80), flags=["--quantize-schedule=signlegacy"])
+    dual_quantize_case(out, args, "dual_quantize_signlegacy_x_edge_208x144",
+                       (208, 144), edge=True,
+                       flags=["--quantize-schedule=signlegacy"])
+    dual_quantize_case(out, args,
+                       "dual_quantize_signlegacy_mulsplit_dy_edge_256x512",
+                       (256, 512), rounding="sr", col_rounding="sr",
+                       seed=0x0123456789ABCDEF, col_seed=77, edge=True,
+                       flags=["--quantize-schedule=mulsplit_signlegacy"])
+    rht_quantize_case(out, args, "rht_quantize_sr_edge_signlegacy_64x256",
+                      (64, 256), seed=9, edge=True,
+                      flags=["--quantize-schedule=signlegacy"])
+    rht_quantize_case(out, args, "rht_quantize_rn_edge_blocks2_64x256",
+                      (64, 256), rounding="rn", edge=True,
+                      flags=["--quantize-schedule=blocks2"])
+    weight_copies_case(out, args,
+                       "weight_copies_ring2_blocks4_grid3_sr_mulwide_5x16x144",
+                       (5, 16, 144), rounding="sr", seed=0xFFFFFFFF00000001,
+                       flags=["--quantize-schedule=ring2_blocks4_grid3_mulwide"])
     rht_quantize_case(out, args, "rht_quantize_sr_amax_given", (128, 512),
                       seed=9, amax=np.float32(1000.0))
     # One read, both quantizations (nvfp4.dual_quantize): the recipe's X

@@ -118,12 +118,13 @@ static cl::opt<std::string> gemmSchedule(
     cl::init(""), cl::cat(category));
 static cl::opt<std::string> quantizeSchedule(
     "quantize-schedule",
-    cl::desc("Force how the 16x16 and dual quantize kernels read their input: "
-             "registers, ring2, ring3 or ring4, optionally with _grid<N> "
-             "(convert-nvfp4-to-gpu's quantize-schedule); default: ring3 "
-             "for the 16x16 kernels, ring2 for the duals rounding to nearest "
-             "on both sides, registers for the other duals and where a ring "
-             "does not fit"),
+    cl::desc("Force parts of the quantize kernels' schedule, joined by '_' "
+             "(convert-nvfp4-to-gpu's quantize-schedule): the 16x16 and dual "
+             "kernels' input path registers, ring2, ring3 or ring4 first, "
+             "then any of grid<N>, blocks<N>, mulwide, mulsplit, "
+             "signlegacy; default: ring2 for the 16x16 kernels and the duals "
+             "rounding to nearest on both sides, registers for the other "
+             "duals and where a ring does not fit"),
     cl::init(""), cl::cat(category));
 static cl::opt<std::string> mxGemm(
     "mx-gemm",

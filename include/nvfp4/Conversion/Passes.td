@@ -103,13 +103,19 @@ def ConvertNVFP4ToGPU : Pass<"convert-nvfp4-to-gpu", "ModuleOp"> {
            "lowering's choice for the shape and chip (docs/GemmKernels.md)">,
     Option<"quantizeSchedule", "quantize-schedule", "std::string",
            /*default=*/"",
-           "Force how the 16x16 and dual quantize kernels read their input: "
+           "Force parts of the quantize kernels' schedule, joined by '_': "
+           "first how the 16x16 and dual kernels read their input, "
            "'registers' (each thread's next rows in registers) or 'ring2' to "
            "'ring4' (a ring of that many 64 x 128-element regions in shared "
-           "memory filled by cp.async), optionally with '_grid<N>' (N "
-           "persistent blocks); default: ring3 for the 16x16 kernels, ring2 "
-           "for the duals rounding to nearest on both sides, registers for "
-           "the other duals and where a ring does not fit the chip">,
+           "memory filled by cp.async), then any of 'grid<N>' (N persistent "
+           "blocks), 'blocks<N>' (blocks a multiprocessor, 1-8), 'mulwide' "
+           "or 'mulsplit' (Philox products as one mul.wide.u32 or as "
+           "mul.hi + mul.lo) and 'signlegacy' (signs in each value's magic "
+           "number instead of sign words); default: ring2 for the 16x16 "
+           "kernels and for the duals rounding to nearest on both sides, "
+           "registers for the other duals and where a ring does not fit the "
+           "chip; wide products in the 1x16 kernels only; sign words for "
+           "BF16 and F16 inputs">,
     Option<"mxGemm", "mx-gemm", "std::string", /*default=*/"",
            "Force the MX GEMM's kernel: 'simt' (the portable kernel, "
            "bit-exact with the reference) or 'tensor-core' (sm_90a: both "

@@ -215,11 +215,14 @@ SmallVector<Value> hadamardSixteen(OpBuilder &b, Location loc,
   return out;
 }
 
-/// A run ready for its block scale: its 16 values as f32 and its block
-/// amax.
+/// A run ready for its block scale: its 16 values as f32, its block amax
+/// and, for BF16 and F16 runs, the 8 pairs (vector<2xT>) the values were
+/// extended from (after the RHT: its rounded outputs), whose sign bits are
+/// the codes' (signWords).
 struct PreparedRun {
   SmallVector<Value> values;
   Value amax;
+  SmallVector<Value> pairs;
 };
 
 /// Two f32 values rounded (RNE) to a vector<2xT> of a 16-bit type, `lo`
@@ -245,10 +248,10 @@ PreparedRun prepareRun(OpBuilder &b, Location loc, Value loaded,
   Type elementType = cast<VectorType>(loaded.getType()).getElementType();
   SmallVector<Value> values = extendSixteen(b, loc, loaded);
   if (!rhtMask) {
-    Value amax = isPairedType(elementType)
-                     ? amaxOfPairs(b, loc, pairsOf(b, loc, loaded))
-                     : amaxOfValues(b, loc, values);
-    return {values, amax};
+    if (!isPairedType(elementType))
+      return {values, amaxOfValues(b, loc, values), {}};
+    SmallVector<Value> pairs = pairsOf(b, loc, loaded);
+    return {values, amaxOfPairs(b, loc, pairs), pairs};
   }
   SmallVector<Value> transformed = hadamardSixteen(
       b, loc, values, *rhtMask, b.getF32Type());
@@ -262,7 +265,7 @@ PreparedRun prepareRun(OpBuilder &b, Location loc, Value loaded,
       rounded.push_back(
           vector::ExtractOp::create(b, loc, wide, ArrayRef<int64_t>{k}));
   }
-  return {rounded, amaxOfPairs(b, loc, pairs)};
+  return {rounded, amaxOfPairs(b, loc, pairs), pairs};
 }
 
 //===----------------------------------------------------------------------===//
@@ -288,9 +291,13 @@ PreparedRun prepareRun(OpBuilder &b, Location loc, Value loaded,
 // a's binade. That equals the spec's truncation to t's own binade: t < a +
 // step, so a t that reaches the next binade [2^(e+1), 2^(e+1) + step)
 // truncates to 2^(e+1) on either grid, and a <= 6 keeps t < 8. The sign is
-// or'ed into the nibble. u is built from bits: the byte is permuted into
-// bits 15..8 of 0x42800000 (64 + byte / 512 = 64 + u / 2, exactly), 64 is
-// subtracted, and u / 2 multiplies 2 * step (exact: powers of two).
+// or'ed into the nibble. u * step comes from bits: the byte as an FP32
+// subnormal times a power of two of the binade (stochasticThreshold).
+//
+// Codes of BF16 / F16 runs (the default; ArithmeticForm::signWords) skip
+// the signed arithmetic: the magnitude a = min(|y|, 6) (NaN -> 6) gives the
+// low three bits, and the sign bits of a whole word come from the run's
+// pairs (signWords), since y = x * enc has x's sign.
 //
 // The sign is ys's sign bit, so -0.0 and negatives that round to zero give
 // code 8, as encodeE2M1 does. Checked against lib/Numerics' encodeE2M1 and
@@ -340,6 +347,45 @@ Value encodeNearestFast(OpBuilder &b, Location loc, Value y) {
   return arith::BitcastOp::create(b, loc, b.getI32Type(), sum);
 }
 
+/// The arithmetic forms a quantize kernel emits where two exact ones exist
+/// and each wins somewhere (quantize-schedule's mulwide / mulsplit and
+/// signlegacy force one, so that both can be measured in one run):
+/// Philox's 32 x 32 -> 64-bit products as one mul.wide.u32 or as
+/// mul.hi.u32 + mul.lo.u32, and the codes of BF16 / F16 runs as magnitudes
+/// or'ed with sign words or with each sign in its magic number (the form
+/// of f32 runs, which have no pairs).
+struct ArithmeticForm {
+  bool wideMultiply = true;
+  /// Codes of BF16 / F16 runs as magnitudes (min(|y|, 6): one FMNMX) or'ed
+  /// with the sign words of their pairs (signWords), instead of each value
+  /// clamped to [-6, 6] and its sign put into the magic number (two more
+  /// instructions an element).
+  bool signWords = true;
+};
+
+/// The spec's t = fma(u, step, a) of stochastic rounding for the magnitude
+/// `a` in binade `binade` (E) and the random byte at bits 8 * byteIndex + 7
+/// .. 8 * byteIndex of `word`: u * step = byte * 2^(E - 136) = (byte *
+/// 2^-133) * 2^(E - 3). The byte in bits 23..16 of a zero word (one prmt) is
+/// the FP32 subnormal byte * 2^-133 (exact; fma.rn.f32 keeps subnormals),
+/// 2^(E - 3) has the bits (E + 124) << 23, and the fma rounds u * step + a
+/// once, as the spec's. (The session-3 form built 64 + byte / 512 and
+/// subtracted 64: one instruction more an element, 2 % slower for dual dY
+/// on the H200 and level for RHT + SR.)
+Value stochasticThreshold(OpBuilder &b, Location loc, Value word,
+                          int64_t byteIndex, Value binade, Value a) {
+  ScalarBuilder s(b, loc);
+  Value subnormal = arith::BitcastOp::create(
+      b, loc, b.getF32Type(),
+      permuteBytes(b, loc, word, s.i32(0), s.i32(0x4044 | (byteIndex << 8))));
+  Value power = arith::BitcastOp::create(
+      b, loc, b.getF32Type(),
+      arith::AddIOp::create(
+          b, loc, arith::MulIOp::create(b, loc, binade, s.i32(0x800000)),
+          s.i32(124 << 23)));
+  return math::FmaOp::create(b, loc, subnormal, power, a);
+}
+
 /// encodeE2M1Stochastic of `y` with the random byte at bits
 /// 8 * byteIndex + 7 .. 8 * byteIndex of `word`: an i32 whose low nibble
 /// is the code.
@@ -349,21 +395,10 @@ Value encodeStochasticFast(OpBuilder &b, Location loc, Value y, Value word,
   auto [ys, bits] = clampForE2M1(b, loc, y);
   Value atLeastOne = arith::MaxNumFOp::create(
       b, loc, math::AbsFOp::create(b, loc, ys), s.f32(1.0f));
-  Value atLeastOneBits =
-      arith::BitcastOp::create(b, loc, b.getI32Type(), atLeastOne);
-  Value binade = arith::ShRUIOp::create(b, loc, atLeastOneBits, s.i32(23));
-  // 2 * step = 2^(E - 127): max(|ys|, 1) with its mantissa cleared.
-  Value doubleStep = arith::BitcastOp::create(
-      b, loc, b.getF32Type(),
-      arith::AndIOp::create(b, loc, atLeastOneBits, s.i32(0x7F800000)));
-  // u / 2 = byte / 512: 64 + byte / 512 is bytes {0x42, 0x80, byte, 0x00}
-  // (high to low), then 64 is subtracted; u * step = (u / 2) * (2 * step).
-  Value selector = s.i32(0x7604 | (byteIndex << 4));
-  Value biased = permuteBytes(b, loc, word, s.i32(0x42800000), selector);
-  Value halfUniform = arith::SubFOp::create(
-      b, loc, arith::BitcastOp::create(b, loc, b.getF32Type(), biased),
-      s.f32(64.0f));
-  Value threshold = math::FmaOp::create(b, loc, halfUniform, doubleStep,
+  Value binade = arith::ShRUIOp::create(
+      b, loc, arith::BitcastOp::create(b, loc, b.getI32Type(), atLeastOne),
+      s.i32(23));
+  Value threshold = stochasticThreshold(b, loc, word, byteIndex, binade,
                                         math::AbsFOp::create(b, loc, ys));
   Value magic = arith::BitcastOp::create(b, loc, b.getF32Type(),
                                          e2m1Magic(b, loc, binade));
@@ -372,6 +407,81 @@ Value encodeStochasticFast(OpBuilder &b, Location loc, Value y, Value word,
   Value sign = arith::AndIOp::create(
       b, loc, arith::ShRUIOp::create(b, loc, bits, s.i32(28)), s.i32(8));
   return arith::OrIOp::create(b, loc, sum, sign);
+}
+
+/// The E2M1 magnitude code (bits 2..0 of an i32, bit 3 zero) of y:
+/// encodeNearestFast of |y| with the clamp to 6 as one min (NaN -> 6),
+/// since the sign comes from the sign words.
+Value encodeNearestMagnitude(OpBuilder &b, Location loc, Value y) {
+  ScalarBuilder s(b, loc);
+  Value a = arith::MinNumFOp::create(b, loc, math::AbsFOp::create(b, loc, y),
+                                     s.f32(6.0f));
+  Value magic = e2m1Magic(b, loc, e2m1Binade(b, loc, a));
+  Value sum = arith::AddFOp::create(
+      b, loc, a, arith::BitcastOp::create(b, loc, b.getF32Type(), magic));
+  return arith::BitcastOp::create(b, loc, b.getI32Type(), sum);
+}
+
+/// The stochastic magnitude code of y (encodeStochasticFast of |y|, the
+/// sign left to the sign words).
+Value encodeStochasticMagnitude(OpBuilder &b, Location loc, Value y,
+                                Value word, int64_t byteIndex) {
+  ScalarBuilder s(b, loc);
+  Value a = arith::MinNumFOp::create(b, loc, math::AbsFOp::create(b, loc, y),
+                                     s.f32(6.0f));
+  Value binade = arith::ShRUIOp::create(
+      b, loc,
+      arith::BitcastOp::create(b, loc, b.getI32Type(),
+                               arith::MaxNumFOp::create(b, loc, a, s.f32(1.0f))),
+      s.i32(23));
+  Value threshold = stochasticThreshold(b, loc, word, byteIndex, binade, a);
+  Value magic = arith::BitcastOp::create(b, loc, b.getF32Type(),
+                                         e2m1Magic(b, loc, binade));
+  return arith::BitcastOp::create(b, loc, b.getI32Type(),
+                                  addTowardZero(b, loc, threshold, magic));
+}
+
+/// The sign bits of a run's 16 codes (bit 4 * (j % 8) + 3 of word j / 8
+/// for element j) from its 8 pairs of a 16-bit type: the sign of y = x *
+/// enc is x's (enc > 0), except that NaN must give code 7. min(+0, p) per
+/// pair (min.bf16x2 / min.f16x2: a NaN half gives the +0, a negative half
+/// keeps its sign, and -0 stays -0 whether the instruction orders -0 below
+/// +0 or returns its second operand on a tie, as `(a < b) ? a : b` does --
+/// hence +0 first), then for each word the sign-replicating prmt of
+/// the halves' high bytes (bytes of elements 0, 2, 1, 3 and 4, 6, 5, 7),
+/// two prmts that sort them into even and odd elements, and the bits 3 and
+/// 7 of each byte: 7 instructions for 8 codes where the signed encoding
+/// takes 16.
+std::array<Value, 2> signWords(OpBuilder &b, Location loc,
+                               ArrayRef<Value> pairs) {
+  ScalarBuilder s(b, loc);
+  auto pairType = cast<VectorType>(pairs[0].getType());
+  StringRef name = pairType.getElementType().isBF16()
+                       ? "llvm.nvvm.fmin.bf16x2"
+                       : "llvm.nvvm.fmin.f16x2";
+  Value zero = arith::ConstantOp::create(
+      b, loc, DenseElementsAttr::get(cast<ShapedType>(pairType),
+                                     b.getZeroAttr(pairType.getElementType())));
+  SmallVector<Value> signs;
+  for (Value pair : pairs)
+    signs.push_back(LLVM::BitcastOp::create(
+        b, loc, b.getI32Type(),
+        LLVM::CallIntrinsicOp::create(b, loc, pairType, b.getStringAttr(name),
+                                      ValueRange{zero, pair})
+            .getResult(0)));
+  std::array<Value, 2> words;
+  for (int64_t w = 0; w < 2; ++w) {
+    Value low = permuteBytes(b, loc, signs[4 * w], signs[4 * w + 1],
+                             s.i32(0xFBD9));
+    Value high = permuteBytes(b, loc, signs[4 * w + 2], signs[4 * w + 3],
+                              s.i32(0xFBD9));
+    Value even = permuteBytes(b, loc, low, high, s.i32(0x5410));
+    Value odd = permuteBytes(b, loc, low, high, s.i32(0x7632));
+    words[w] = arith::OrIOp::create(
+        b, loc, arith::AndIOp::create(b, loc, even, s.i32(0x08080808)),
+        arith::AndIOp::create(b, loc, odd, s.i32(static_cast<int32_t>(0x80808080u))));
+  }
+  return words;
 }
 
 /// Two i32 words holding the low nibbles of 16 values, element j at bits
@@ -591,10 +701,28 @@ Value blockScaleCodePair(OpBuilder &b, Location loc, Value amax0, Value amax1,
 std::array<Value, 2> quantizeValues(OpBuilder &b, Location loc,
                                     ArrayRef<Value> values, Value encode,
                                     std::optional<std::array<Value, 4>> random,
-                                    const ChipInfo &chip) {
+                                    const ChipInfo &chip,
+                                    const ArithmeticForm &form,
+                                    ArrayRef<Value> pairs) {
   SmallVector<Value> scaled;
   for (Value v : values)
     scaled.push_back(arith::MulFOp::create(b, loc, v, encode));
+  bool software = random ? !chip.has(Instruction::CvtRsE2M1x4)
+                         : !chip.has(Instruction::CvtE2M1x2);
+  if (software && form.signWords && !pairs.empty()) {
+    // The sign words first: the pairs die here instead of staying live
+    // through the 16 encodings.
+    std::array<Value, 2> signs = signWords(b, loc, pairs);
+    SmallVector<Value> nibbles;
+    for (int64_t j = 0; j < 16; ++j)
+      nibbles.push_back(random ? encodeStochasticMagnitude(
+                                     b, loc, scaled[j], (*random)[j / 4],
+                                     j % 4)
+                               : encodeNearestMagnitude(b, loc, scaled[j]));
+    std::array<Value, 2> magnitudes = packNibbles(b, loc, nibbles);
+    return {arith::OrIOp::create(b, loc, magnitudes[0], signs[0]),
+            arith::OrIOp::create(b, loc, magnitudes[1], signs[1])};
+  }
   return random ? packStochastic(b, loc, scaled, *random, chip)
                 : packNearestEven(b, loc, scaled, chip);
 }
@@ -641,6 +769,40 @@ PersistentSchedule persistentSchedule(int64_t units, bool reverse,
   return {groups,
           std::min(groups, multiprocessors(chip) * blocksPerMultiprocessor),
           reverse};
+}
+
+/// `measured` blocks a multiprocessor, or the forced count.
+int64_t chosenBlocks(const QuantizeSchedule &forced, int64_t measured) {
+  return forced.blocksPerMultiprocessor ? forced.blocksPerMultiprocessor
+                                        : measured;
+}
+
+/// The arithmetic of a kernel: the forced forms, else the measured
+/// defaults -- the subnormal uniform everywhere, wide Philox products in
+/// the 1x16 kernels (`wideByDefault`), split ones in the tile and dual
+/// kernels, where the wide products' register pairs spill (dual dY: 136
+/// bytes at 80 registers, ptxas sm_90a).
+ArithmeticForm chosenArithmetic(const QuantizeSchedule &forced,
+                                bool wideByDefault) {
+  ArithmeticForm form;
+  form.wideMultiply = forced.philoxWide == QuantizeSchedule::kDefault
+                          ? wideByDefault
+                          : forced.philoxWide == 1;
+  form.signWords = !forced.legacySigns;
+  return form;
+}
+
+/// The kernel name suffix of the forced parts that change a kernel with
+/// (`stochastic`) or without stochastic rounding.
+std::string forcedSuffix(const QuantizeSchedule &forced, bool stochastic) {
+  std::string suffix;
+  if (stochastic && forced.philoxWide != QuantizeSchedule::kDefault)
+    suffix += forced.philoxWide ? "_mulwide" : "_mulsplit";
+  if (forced.legacySigns)
+    suffix += "_signlegacy";
+  if (forced.blocksPerMultiprocessor)
+    suffix += "_b" + std::to_string(forced.blocksPerMultiprocessor);
+  return suffix;
 }
 
 /// Loads what the group `group` needs into registers.
@@ -982,14 +1144,15 @@ ScalarBuilder::TensorScale quantizePrologue(OpBuilder &b, Location loc,
 /// The Philox words of the run starting at element 16 * `run` (an index)
 /// with the i64 `seed`; none without a seed (round to nearest).
 std::optional<std::array<Value, 4>> runRandomBits(OpBuilder &b, Location loc,
-                                                  Value seed, Value run) {
+                                                  Value seed, Value run,
+                                                  const ArithmeticForm &form) {
   if (!seed)
     return std::nullopt;
   ScalarBuilder s(b, loc);
-  // mul.lo.u32 and mul.hi.u32 of the same operands, which ptxas joins into
-  // one wide multiply; arith.mului_extended goes through 64-bit products
-  // that NVPTX splits back with 64-bit shifts and xors.
-  auto multiply = [&](Value lhs, Value rhs) -> std::pair<Value, Value> {
+  // mul.lo.u32 and mul.hi.u32 of the same operands (two instructions: the
+  // backend puts the constant in a register for one and an immediate for
+  // the other, so ptxas does not join them).
+  auto split = [&](Value lhs, Value rhs) -> std::pair<Value, Value> {
     Value high = LLVM::CallIntrinsicOp::create(
                      b, loc, b.getI32Type(),
                      b.getStringAttr("llvm.nvvm.mulhi.ui"),
@@ -997,17 +1160,35 @@ std::optional<std::array<Value, 4>> runRandomBits(OpBuilder &b, Location loc,
                      .getResult(0);
     return {high, arith::MulIOp::create(b, loc, lhs, rhs)};
   };
-  return s.philoxGroup(
-      seed, arith::IndexCastUIOp::create(b, loc, b.getI64Type(), run),
-      multiply);
+  // One mul.wide.u32 (IMAD.WIDE.U32: both halves in one instruction):
+  // the 64-bit product of the zero-extended words, split by truncations
+  // that are register-pair selections.
+  auto wide = [&](Value lhs, Value rhs) -> std::pair<Value, Value> {
+    Type i64 = b.getI64Type(), i32 = b.getI32Type();
+    Value product = arith::MulIOp::create(
+        b, loc, arith::ExtUIOp::create(b, loc, i64, lhs),
+        arith::ExtUIOp::create(b, loc, i64, rhs));
+    Value high = arith::TruncIOp::create(
+        b, loc, i32,
+        arith::ShRUIOp::create(b, loc, product,
+                               arith::ConstantOp::create(
+                                   b, loc, b.getI64IntegerAttr(32))));
+    return {high, arith::TruncIOp::create(b, loc, i32, product)};
+  };
+  Value group = arith::IndexCastUIOp::create(b, loc, b.getI64Type(), run);
+  if (form.wideMultiply)
+    return s.philoxGroup(seed, group, wide);
+  return s.philoxGroup(seed, group, split);
 }
 
 /// runRandomBits with the seed argument of `sig`, if any.
 std::optional<std::array<Value, 4>> runRandomBits(OpBuilder &b, Location loc,
                                                   ValueRange args,
                                                   const QuantizeSignature &sig,
-                                                  Value run) {
-  return runRandomBits(b, loc, sig.seed >= 0 ? args[sig.seed] : Value(), run);
+                                                  Value run,
+                                                  const ArithmeticForm &form) {
+  return runRandomBits(b, loc, sig.seed >= 0 ? args[sig.seed] : Value(), run,
+                       form);
 }
 
 /// 1x16 quantization (optionally of the RHT of the input), persistent: a
@@ -1018,15 +1199,19 @@ gpu::GPUFuncOp buildRowQuantizeKernel(ModuleOp module,
                                       BlockScaledTensorType type,
                                       Type elementType, bool stochastic,
                                       std::optional<uint32_t> rhtMask,
-                                      bool amaxArgument, const ChipInfo &chip,
+                                      bool amaxArgument,
+                                      const QuantizeSchedule &forced,
+                                      const ChipInfo &chip,
                                       PersistentSchedule &schedule) {
   MLIRContext *ctx = module.getContext();
   int64_t count = product(type.getShape());
   int64_t colBlocks = type.getCols() / 16;
   int64_t runs = count / 16;
   bool heavy = stochastic || rhtMask.has_value();
+  int64_t blocks = chosenBlocks(forced, blocksPerMultiprocessor(heavy));
+  ArithmeticForm form = chosenArithmetic(forced, /*wideByDefault=*/true);
   schedule = persistentSchedule(llvm::divideCeil(runs, 2), /*reverse=*/true,
-                                blocksPerMultiprocessor(heavy), chip);
+                                blocks, chip);
   PersistentSchedule local = schedule;
   QuantizeSignature sig = quantizeSignature(type, elementType, stochastic,
                                             amaxArgument,
@@ -1036,10 +1221,11 @@ gpu::GPUFuncOp buildRowQuantizeKernel(ModuleOp module,
       std::string(rhtMask ? "nvfp4_rht_quantize_" : "nvfp4_quantize_") +
       shapeName(type.getShape()) + "x" + typeName(elementType) + "_1x16" +
       quantizeNameSuffix(stochastic, type, amaxArgument) +
-      (rhtMask ? "_mask" + std::to_string(*rhtMask) : "");
+      (rhtMask ? "_mask" + std::to_string(*rhtMask) : "") +
+      forcedSuffix(forced, stochastic);
   KernelOptions options;
   options.workgroupBuffers = {encodeTableType(ctx)};
-  options.minBlocksPerMultiprocessor = blocksPerMultiprocessor(heavy);
+  options.minBlocksPerMultiprocessor = blocks;
   return getOrCreateKernel(
       module, name, sig.types, options,
       [&](OpBuilder &b, Location loc, ValueRange args) {
@@ -1085,7 +1271,8 @@ gpu::GPUFuncOp buildRowQuantizeKernel(ModuleOp module,
                 words[k] = quantizeValues(
                     nb, nl, prepared.values,
                     lookupEncode(nb, nl, table, scaleCodes[k]),
-                    runRandomBits(nb, nl, args, sig, run[k]), chip);
+                    runRandomBits(nb, nl, args, sig, run[k], form), chip,
+                    form, prepared.pairs);
               }
               // The two scale bytes, first run in the low byte.
               Value codes = arith::TruncIOp::create(
@@ -1383,7 +1570,8 @@ PersistentSchedule tileSchedule(int64_t tileRows, int64_t tileCols,
                     llvm::divideCeil(tileCols, kRegionTileCols);
   PersistentSchedule schedule = persistentSchedule(
       regions * kThreadsPerBlock, /*reverse=*/true,
-      blocksFittingShared(kTileBlocksPerMultiprocessor, sharedBytes, chip),
+      blocksFittingShared(chosenBlocks(forced, kTileBlocksPerMultiprocessor),
+                          sharedBytes, chip),
       chip);
   if (forced.gridBlocks > 0)
     schedule.blocks = std::min(schedule.groups, forced.gridBlocks);
@@ -1429,21 +1617,24 @@ int64_t ringSharedBytes(int64_t stages, int64_t elementBytes) {
 }
 
 // The default input paths (quantize-schedule ""): the fastest measured on
-// the H200 (bench/RESULTS.md, issue 15 round 4; BF16, in parentheses the
-// fraction of a plain copy's bandwidth):
-// - 16x16 with the transposed copy, 8192^2, amax given: registers 0.0743 ms
-//   (0.67x), ring2 0.0672 (0.74x), ring3 0.0670 (0.74x), ring4 0.0680;
-//   4096^2 with its amax pass: registers 0.0343, ring3 0.0317. Every 16x16
-//   kernel takes ring3.
+// the H200 (bench/RESULTS.md, issue 15 rounds 4 and 5; BF16, in
+// parentheses the fraction of a plain copy's bandwidth):
+// - 16x16 with the transposed copy, 8192^2, amax given, with the sign-word
+//   codes (round 5, one run): registers 0.0699 ms (0.72x), ring2 0.0596
+//   (0.84x), ring3 0.0644-0.0652 (0.77-0.78x, three interleaved runs), ring4
+//   0.0666. (Round 4, signed codes: ring2 and ring3 level at 0.74x.) Every
+//   16x16 kernel takes ring2.
 // - dual, round-to-nearest on both sides (X: rows + RHT columns), 8192^2:
-//   registers 0.1202 ms (0.43x), ring2 0.1163 (0.45x), ring3 0.1205. These
+//   round 5 ring2 0.1071-0.1098 ms (0.47-0.49x), ring3 0.1121, registers
+//   0.1182 (round 4: registers 0.1202, ring2 0.1163, ring3 0.1205). These
 //   take ring2.
-// - dual with stochastic rounding (dY: SR rows + RHT SR columns): registers
-//   0.1537 ms, ring2 0.1520, ring3 0.1513, within noise. Duals with
-//   stochastic rounding on either side keep the registers path.
+// - dual with stochastic rounding (dY: SR rows + RHT SR columns): round 5
+//   registers 0.1488-0.1517 ms, ring2 0.1507, within noise (round 4 the
+//   same). Duals with stochastic rounding on either side keep the
+//   registers path.
 // A default ring that does not fit in the chip's shared memory per block
 // falls back to the registers path; a forced one is an error instead.
-constexpr int64_t kTileDefaultRingStages = 3;
+constexpr int64_t kTileDefaultRingStages = 2;
 
 /// The input path of a 16x16 or dual kernel: the forced one, else
 /// `measured` (the default above) when its ring, `ringBytes(measured)` of
@@ -1675,13 +1866,16 @@ buildTileQuantizeKernel(ModuleOp module, BlockScaledTensorType type,
       quantizeNameSuffix(stochastic, type, amaxArgument) +
       (transposedCopy ? "_and_transpose" : "") +
       (stages ? "_ring" + std::to_string(stages) : "") +
-      (forced.gridBlocks ? "_grid" + std::to_string(schedule.blocks) : "");
+      (forced.gridBlocks ? "_grid" + std::to_string(schedule.blocks) : "") +
+      forcedSuffix(forced, stochastic);
+  ArithmeticForm form = chosenArithmetic(forced, /*wideByDefault=*/false);
   KernelOptions options;
   if (!stages) {
     options.workgroupBuffers = {encodeTableType(ctx), regionStageType(ctx)};
     options.workgroupAlignments = {0, 16};
   }
-  options.minBlocksPerMultiprocessor = kTileBlocksPerMultiprocessor;
+  options.minBlocksPerMultiprocessor =
+      chosenBlocks(forced, kTileBlocksPerMultiprocessor);
   return getOrCreateKernel(
       module, name, sig.types, options,
       [&](OpBuilder &b, Location loc, ValueRange args) {
@@ -1747,7 +1941,8 @@ buildTileQuantizeKernel(ModuleOp module, BlockScaledTensorType type,
                     arith::ExtUIOp::create(nb, nl, nb.getI32Type(), codes));
                 std::array<Value, 2> words = quantizeValues(
                     nb, nl, prepared.values, encode,
-                    runRandomBits(nb, nl, args, sig, run), chip);
+                    runRandomBits(nb, nl, args, sig, run, form), chip, form,
+                    prepared.pairs);
                 Value regionTileCol = nm.add(
                     nm.mul(nm.rem(halfWarp, 4), kTilesPerHalfWarp), nm.c(k));
                 stageCodes(nb, nl, stage, /*columns=*/false,
@@ -2124,14 +2319,16 @@ DualBlock quantizeDualBlock(OpBuilder &b, Location loc, Value run,
                             std::optional<uint32_t> rhtMask,
                             const ScalarBuilder::TensorScale &scale,
                             Value table, Value seed, Value runIndex,
-                            const ChipInfo &chip) {
+                            const ChipInfo &chip,
+                            const ArithmeticForm &form) {
   PreparedRun prepared = prepareRun(b, loc, run, rhtMask);
   Value code = arith::ExtUIOp::create(
       b, loc, b.getI32Type(),
       blockScaleCodePair(b, loc, prepared.amax, prepared.amax, scale, chip));
   return {code, quantizeValues(b, loc, prepared.values,
                                lookupEncode(b, loc, table, code),
-                               runRandomBits(b, loc, seed, runIndex), chip)};
+                               runRandomBits(b, loc, seed, runIndex, form),
+                               chip, form, prepared.pairs)};
 }
 
 /// nvfp4.dual_quantize: rowwise and columnwise (optionally after the RHT)
@@ -2168,7 +2365,8 @@ buildDualQuantizeKernel(ModuleOp module, const DualQuantizeSpec &spec,
   sharedBytes = stages ? ringBytes(stages) : 0;
   schedule = persistentSchedule(
       g.regions() * kThreadsPerBlock, /*reverse=*/true,
-      blocksFittingShared(dualQuantizeBlocksPerMultiprocessor(spec),
+      blocksFittingShared(
+          chosenBlocks(forced, dualQuantizeBlocksPerMultiprocessor(spec)),
                           sharedBytes, chip),
       chip);
   if (forced.gridBlocks > 0)
@@ -2186,7 +2384,9 @@ buildDualQuantizeKernel(ModuleOp module, const DualQuantizeSpec &spec,
       (spec.columnAmaxCopy ? "_amaxcopy" : "") +
       (spec.rhtMask ? "_mask" + std::to_string(*spec.rhtMask) : "") +
       (stages ? "_ring" + std::to_string(stages) : "") +
-      (forced.gridBlocks ? "_grid" + std::to_string(schedule.blocks) : "");
+      (forced.gridBlocks ? "_grid" + std::to_string(schedule.blocks) : "") +
+      forcedSuffix(forced, spec.rowStochastic || spec.columnStochastic);
+  ArithmeticForm form = chosenArithmetic(forced, /*wideByDefault=*/false);
   KernelOptions options;
   if (!stages) {
     options.workgroupBuffers = {encodeTableType(ctx), encodeTableType(ctx),
@@ -2194,7 +2394,8 @@ buildDualQuantizeKernel(ModuleOp module, const DualQuantizeSpec &spec,
                                 transposeBufferType(spec.elementType)};
     options.workgroupAlignments = {0, 0, 16, 16};
   }
-  options.minBlocksPerMultiprocessor = dualQuantizeBlocksPerMultiprocessor(spec);
+  options.minBlocksPerMultiprocessor =
+      chosenBlocks(forced, dualQuantizeBlocksPerMultiprocessor(spec));
   return getOrCreateKernel(
       module, name, sig.types, options,
       [&](OpBuilder &b, Location loc, ValueRange args) {
@@ -2258,7 +2459,8 @@ buildDualQuantizeKernel(ModuleOp module, const DualQuantizeSpec &spec,
                     nm.add(nm.mul(l.rows[t], g.tileCols), l.tileCol);
                 DualBlock row =
                     quantizeDualBlock(nb, nl, loaded[t], std::nullopt,
-                                      rowScale, rowTable, rowSeed, rowRun, chip);
+                                      rowScale, rowTable, rowSeed, rowRun, chip,
+                                      form);
                 Value rowLine = nm.add(nm.mul(regionPair, 32),
                                        nm.add(nm.c(16 * t), i));
                 stageCodes(nb, nl, stage, /*columns=*/false, rowLine,
@@ -2271,7 +2473,7 @@ buildDualQuantizeKernel(ModuleOp module, const DualQuantizeSpec &spec,
                 DualBlock column = quantizeDualBlock(
                     nb, nl, transposeTile16(nb, nl, loaded[t], transposeBuffer),
                     spec.rhtMask, columnScale, columnTable, columnSeed,
-                    columnRun, chip);
+                    columnRun, chip, form);
                 Value columnLine = nm.add(nm.mul(regionCol, 16), i);
                 Value columnPiece = nm.add(nm.mul(regionPair, 2), nm.c(t));
                 stageCodes(nb, nl, stage, /*columns=*/true, columnLine,
@@ -2780,7 +2982,8 @@ quantizeToBuffers(ConversionPatternRewriter &rewriter, Location loc,
   gpu::GPUFuncOp kernel =
       type.getBlockRows() == 1
           ? buildRowQuantizeKernel(module, type, elementType, stochastic,
-                                   rhtMask, amax.argument, chip, schedule)
+                                   rhtMask, amax.argument, tileForced, chip,
+                                   schedule)
           : buildTileQuantizeKernel(module, type, elementType, stochastic,
                                     amax.argument, transposedCopy, tileForced,
                                     chip, schedule, sharedBytes);
@@ -3065,40 +3268,47 @@ mlir::nvfp4::parseQuantizeSchedule(StringRef text, std::string &message) {
   QuantizeSchedule schedule;
   if (text.empty())
     return schedule;
-  StringRef rest = text;
-  auto number = [&](StringRef prefix, int64_t &value) {
-    if (!rest.consume_front(prefix))
-      return false;
-    size_t digits = rest.find_first_not_of("0123456789");
-    StringRef head = rest.take_front(digits);
-    if (head.empty() || head.getAsInteger(10, value))
-      return false;
-    rest = rest.drop_front(head.size());
-    return true;
+  auto fail = [&](const Twine &why) -> FailureOr<QuantizeSchedule> {
+    message = ("quantize-schedule '" + text + "': " + why).str();
+    return failure();
   };
-  bool registers = rest.consume_front("registers");
-  if (registers) {
-    schedule.ringStages = 0;
-  } else if (!number("ring", schedule.ringStages)) {
-    message = "quantize-schedule '" + text.str() +
-              "' does not start with 'registers' or 'ring<stages>'";
-    return failure();
-  }
-  if (!registers && (schedule.ringStages < 2 || schedule.ringStages > 4)) {
-    message =
-        "quantize-schedule '" + text.str() + "': a ring has 2 to 4 stages";
-    return failure();
-  }
-  if (!rest.empty() &&
-      (!number("_grid", schedule.gridBlocks) || schedule.gridBlocks < 1)) {
-    message = "quantize-schedule '" + text.str() +
-              "': expected '_grid<blocks>' (at least 1) after the input path";
-    return failure();
-  }
-  if (!rest.empty()) {
-    message = "quantize-schedule '" + text.str() + "': unexpected '" +
-              rest.str() + "'";
-    return failure();
+  // A part "<prefix><digits>" with nothing after the digits.
+  auto number = [](StringRef part, StringRef prefix, int64_t &value) {
+    if (!part.consume_front(prefix) || part.empty() ||
+        part.find_first_not_of("0123456789") != StringRef::npos)
+      return false;
+    return !part.getAsInteger(10, value);
+  };
+  SmallVector<StringRef> parts;
+  text.split(parts, '_');
+  for (auto [index, part] : llvm::enumerate(parts)) {
+    int64_t value = 0;
+    bool path = part == "registers" || part.starts_with("ring");
+    if (path && index != 0)
+      return fail("the input path '" + part + "' must come first");
+    if (part == "registers") {
+      schedule.ringStages = 0;
+    } else if (part.starts_with("ring")) {
+      if (!number(part, "ring", value) || value < 2 || value > 4)
+        return fail("a ring has 2 to 4 stages");
+      schedule.ringStages = value;
+    } else if (part.starts_with("grid")) {
+      if (!number(part, "grid", value) || value < 1)
+        return fail("'" + part + "': a grid has at least 1 block");
+      schedule.gridBlocks = value;
+    } else if (part.starts_with("blocks")) {
+      if (!number(part, "blocks", value) || value < 1 || value > 8)
+        return fail("'" + part + "': 1 to 8 blocks a multiprocessor");
+      schedule.blocksPerMultiprocessor = value;
+    } else if (part == "mulwide" || part == "mulsplit") {
+      schedule.philoxWide = part == "mulwide";
+    } else if (part == "signlegacy") {
+      schedule.legacySigns = true;
+    } else {
+      return fail("unknown part '" + part +
+                  "' (expected registers, ring<stages>, grid<blocks>, "
+                  "blocks<n>, mulwide, mulsplit or signlegacy)");
+    }
   }
   return schedule;
 }

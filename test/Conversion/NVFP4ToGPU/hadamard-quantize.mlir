@@ -86,13 +86,13 @@ func.func @rht_two_users(%x: tensor<64x128xbf16>) -> (!act, tensor<64x128xbf16>)
 // CHECK: gpu.shuffle xor
 // CHECK: memref.atomic_rmw maxs
 // The fused kernel: per run the RHT, BF16 rounding, block scale (cvt and
-// the encode table), Philox bits (mul.lo/mul.hi), rounding; one 16-byte
-// store of the pair's codes.
+// the encode table), Philox bits (one 32 x 32 -> 64-bit product per
+// multiply), rounding; one 16-byte store of the pair's codes.
 // CHECK: gpu.func @nvfp4_rht_quantize_64x128xbf16_1x16_sr_mask55272
 // CHECK-SAME: nvvm.minctasm = 3
 // CHECK: llvm.call_intrinsic "llvm.nvvm.ff2bf16x2.rn"(%{{.*}}, %{{.*}}) : (f32, f32) -> vector<2xbf16>
 // CHECK: nvvm.convert.f32x2.to.f8x2
-// CHECK: llvm.call_intrinsic "llvm.nvvm.mulhi.ui"
+// CHECK: arith.muli %{{.*}}, %{{.*}} : i64
 // HOPPER-NOT: nvvm.convert.f32x4
 // HOPPER: math.fma
 // HOPPER: llvm.call_intrinsic "llvm.nvvm.add.rz.f"

@@ -1,18 +1,19 @@
-// RUN: nvfp4-opt %s --convert-nvfp4-to-gpu=chip=sm_90a | FileCheck %s --check-prefixes=CHECK,HOPPER
-// RUN: nvfp4-opt %s --convert-nvfp4-to-gpu=chip=sm_120a | FileCheck %s --check-prefixes=CHECK,SM120
+// RUN: nvfp4-opt %s --convert-nvfp4-to-gpu=chip=sm_90a | FileCheck %s --check-prefix=CHECK
+// RUN: nvfp4-opt %s --convert-nvfp4-to-gpu=chip=sm_120a | FileCheck %s --check-prefix=CHECK
 // RUN: nvfp4-opt %s --convert-nvfp4-to-gpu="chip=sm_90a quantize-schedule=registers" | FileCheck %s --check-prefix=REGISTERS
 
 // The default input paths of the 16x16 and dual quantize kernels
 // (quantize-schedule unset; the measured rule at chosenRingStages in
-// QuantizeKernels.cpp): ring3 for every 16x16 kernel, ring2 for the duals
+// QuantizeKernels.cpp): ring2 for every 16x16 kernel and for the duals
 // that round to nearest on both sides, the registers path for duals with
 // stochastic rounding on either side. A default ring that does not fit in
-// the chip's shared memory per block falls back to the registers path
-// (f32 16x16 ring3: 108032 bytes, sm_120a has 101376); "registers" forces
-// the registers path everywhere.
+// the chip's shared memory per block would fall back to the registers path
+// (f32 16x16 ring2 takes 75264 bytes: it fits sm_120a's 101376, which
+// ring3's 108032 did not); "registers" forces the registers path
+// everywhere.
 
 // CHECK-LABEL: func.func @tile_bf16
-// CHECK: gpu.launch_func @nvfp4_kernels::@nvfp4_quantize_64x256xbf16_16x16_rn_amaxarg_ring3 blocks in {{.*}} dynamic_shared_memory_size
+// CHECK: gpu.launch_func @nvfp4_kernels::@nvfp4_quantize_64x256xbf16_16x16_rn_amaxarg_ring2 blocks in {{.*}} dynamic_shared_memory_size
 // REGISTERS-LABEL: func.func @tile_bf16
 // REGISTERS: gpu.launch_func @nvfp4_kernels::@nvfp4_quantize_64x256xbf16_16x16_rn_amaxarg blocks in
 // REGISTERS-NOT: dynamic_shared_memory_size
@@ -25,9 +26,7 @@ func.func @tile_bf16(%w: tensor<64x256xbf16>, %a: f32)
 }
 
 // CHECK-LABEL: func.func @tile_f32
-// HOPPER: gpu.launch_func @nvfp4_kernels::@nvfp4_quantize_64x256xf32_16x16_rn_amaxarg_ring3 blocks in {{.*}} dynamic_shared_memory_size
-// SM120: gpu.launch_func @nvfp4_kernels::@nvfp4_quantize_64x256xf32_16x16_rn_amaxarg blocks in
-// SM120-NOT: dynamic_shared_memory_size
+// CHECK: gpu.launch_func @nvfp4_kernels::@nvfp4_quantize_64x256xf32_16x16_rn_amaxarg_ring2 blocks in {{.*}} dynamic_shared_memory_size
 // CHECK: return
 func.func @tile_f32(%w: tensor<64x256xf32>, %a: f32)
     -> !nvfp4.tensor<64x256xf4E2M1FN, scale = f8E4M3FN, block = 16x16> {

@@ -30,7 +30,7 @@ func.func @quantize(%x: tensor<64x128xbf16>)
 // CHECK-NOT: gpu.memset %[[OUT]]
 // CHECK: %[[S:.*]] = gpu.alloc () : memref<128x4xi8>
 // CHECK: gpu.memset %[[S]]
-// CHECK: gpu.launch_func @nvfp4_kernels::@nvfp4_quantize_32x32xf32_16x16_rn_swizzled_amaxarg_ring3
+// CHECK: gpu.launch_func @nvfp4_kernels::@nvfp4_quantize_32x32xf32_16x16_rn_swizzled_amaxarg_ring2
 // CHECK-SAME: %[[A]] : f32
 // CHECK-SAME: %[[OUT]] : memref<1xi32>)
 // CHECK: return %{{.*}}, %{{.*}}, %[[OUT]]
@@ -89,10 +89,10 @@ func.func @quantize_constant_amax(%x: tensor<128x64xbf16>)
 // The last pair may hold one run only.
 // CHECK: vector.store %{{.*}} {alignment = 8 : i64} : memref<1024xi32>, vector<2xi32>
 // CHECK: memref.store %{{.*}} : memref<512xi8>
-// 16x16 tiles come in through the default ring of 3 shared-memory slots
+// 16x16 tiles come in through the default ring of 2 shared-memory slots
 // (cp.async, then 16-byte shared loads) and reduce the block amax across
 // 16 lanes.
-// CHECK: gpu.func @nvfp4_quantize_32x32xf32_16x16_rn_swizzled_amaxarg_ring3
+// CHECK: gpu.func @nvfp4_quantize_32x32xf32_16x16_rn_swizzled_amaxarg_ring2
 // CHECK: nvvm.cp.async.shared.global %{{.*}}, %{{.*}}, 16, cache = cg
-// CHECK: vector.load %{{.*}} {alignment = 16 : i64} : memref<24576xf32, #gpu.address_space<workgroup>>, vector<4xf32>
+// CHECK: vector.load %{{.*}} {alignment = 16 : i64} : memref<16384xf32, #gpu.address_space<workgroup>>, vector<4xf32>
 // CHECK-COUNT-4: gpu.shuffle xor

@@ -39,11 +39,23 @@ struct QuantizeSchedule {
   /// Blocks of the persistent grid; 0: the chip's. A small grid makes a
   /// small tensor walk the ring several times (the GPU suite's cases).
   int64_t gridBlocks = 0;
+  /// How a quantize kernel multiplies in Philox's rounds: kDefault (the
+  /// measured rule at chosenPhiloxWide in QuantizeKernels.cpp), 1: one
+  /// mul.wide.u32 per product, 0: mul.hi.u32 and mul.lo.u32.
+  int64_t philoxWide = kDefault;
+  /// Codes with the sign put into each value's magic number (session 8)
+  /// instead of magnitudes or'ed with sign words from the BF16 / F16 pairs.
+  bool legacySigns = false;
+  /// Blocks of 256 threads a multiprocessor runs at once (nvvm.minctasm,
+  /// which sets the register cap, and the persistent grid); 0: each
+  /// kernel's measured count.
+  int64_t blocksPerMultiprocessor = 0;
 };
 
-/// Parses a quantize-schedule: "" (the default), "registers" or "ring<S>"
-/// (S = 2..4), either optionally followed by "_grid<N>" (N >= 1). On
-/// failure `message` says why.
+/// Parses a quantize-schedule: "" (the default) or parts joined by '_':
+/// first optionally the input path, "registers" or "ring<S>" (S = 2..4),
+/// then any of "grid<N>" (N >= 1), "mulwide", "mulsplit", "signlegacy" and
+/// "blocks<N>" (N = 1..8). On failure `message` says why.
 FailureOr<QuantizeSchedule> parseQuantizeSchedule(StringRef text,
                                                   std::string &message);
 
