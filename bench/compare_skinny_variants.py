@@ -22,18 +22,12 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from run_bench import program  # noqa: E402
+from run_gemm_bench import operands  # noqa: E402
 
 
 def wide_operands(rng, m, n, k, block_b):
     """Random codes, block scales anywhere in [0, 448] and amax 1."""
-    codes_a = cp.asarray(rng.integers(0, 256, m * k // 2, dtype=np.uint8))
-    codes_b = cp.asarray(rng.integers(0, 256, n * k // 2, dtype=np.uint8))
-    scales_a = cp.asarray(rng.integers(0, 0x7F, m * k // 16, dtype=np.uint8))
-    rows_b = n if block_b == "1x16" else n // 16
-    scales_b = cp.asarray(rng.integers(0, 0x7F, rows_b * k // 16,
-                                       dtype=np.uint8))
-    amax = cp.full(1, np.float32(1.0).view(np.uint32), cp.uint32)
-    return [codes_a, scales_a, amax, codes_b, scales_b, amax.copy()]
+    return operands(rng, m, n, k, block_b, scale_bytes=(0, 0x7F))
 
 
 def twin(variant):

@@ -28,13 +28,15 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from run_bench import device_copy_gbs, program, time_ms  # noqa: E402
 
 
-def operands(rng, m, n, k, block_b):
-    """Random codes, scales in [2^-3, 2^1] (no NaN bytes) and amax 1."""
+def operands(rng, m, n, k, block_b, scale_bytes=(0x20, 0x40)):
+    """Random codes, E4M3 scale bytes in [scale_bytes) (by default scales in
+    [2^-3, 2^1], no NaN bytes) and amax 1."""
+    lo, hi = scale_bytes
     codes_a = cp.asarray(rng.integers(0, 256, m * k // 2, dtype=cp.uint8))
     codes_b = cp.asarray(rng.integers(0, 256, n * k // 2, dtype=cp.uint8))
-    scales_a = cp.asarray(rng.integers(0x20, 0x40, m * k // 16, dtype=cp.uint8))
+    scales_a = cp.asarray(rng.integers(lo, hi, m * k // 16, dtype=cp.uint8))
     rows_b = n if block_b == "1x16" else n // 16
-    scales_b = cp.asarray(rng.integers(0x20, 0x40, rows_b * k // 16,
+    scales_b = cp.asarray(rng.integers(lo, hi, rows_b * k // 16,
                                        dtype=cp.uint8))
     amax = cp.full(1, np.float32(1.0).view(np.uint32), cp.uint32)
     return [codes_a, scales_a, amax, codes_b, scales_b, amax.copy()]
