@@ -7,7 +7,9 @@
 #      integration_test/hybrid_case/ (~5 MiB: bundles, references, nvfp4-run);
 #   2. on the GPU machine (this script with --device): model/run_hybrid_case.py
 #      regenerates the inputs, runs both bundles through nvfp4-run, checks the
-#      all-BF16 output against its CPU reference (8e-3 max-norm), the mixer's
+#      all-BF16 output against its CPU reference (8e-3 max-norm, or what the
+#      IR's other correct implementations reach: PyTorch on the same GPU, numpy,
+#      the CPU pipeline with FP64 sums; docs/Runtime.md "Whole models"), the mixer's
 #      kernels stage by stage (slices, pad, causal conv, selective scan) in both
 #      bundles from the GPU's own inputs, and times them; then both bundles under
 #      compute-sanitizer memcheck.

@@ -266,7 +266,8 @@ def copy_runner(build, out, runner):
     for name in os.listdir(os.path.join(build, "lib")):
         if name.startswith("libnvfp4_runtime.so"):
             shutil.copy(os.path.join(build, "lib", name), out, follow_symlinks=True)
-    for name in ("model_inputs.py", runner, "stage_check.py", "nvfp4_numpy.py"):
+    for name in ("model_inputs.py", runner, "stage_check.py", "nvfp4_numpy.py",
+                 "hybrid_formulation.py", "hybrid_noise.py"):
         shutil.copy(os.path.join(HERE, name), out)
 
 
