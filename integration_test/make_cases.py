@@ -1007,6 +1007,47 @@ def row_division_case(out, args, name, rows, cols, normalize):
                 "any_nan": ["y"]}, args)
 
 
+def producer_quantize_case(out, args, name, shape, amax):
+    """An elementwise op whose only user is a 1x16 quantization with a
+    given amax (ProducerQuantize.cpp): one kernel computes
+    y = bf16(max(g, 0) * u) and writes y's codes and scales; y is never
+    stored. The products of BF16 values are exact in FP32, so y is the
+    same bits here (numpy, rounded to nearest even) and there, and the
+    library's quantization of y is the expected result byte for byte."""
+    g = make_input(shape, 11)
+    u = make_input(shape, 12)
+    with np.errstate(invalid="ignore"):
+        y = bf16_bits(np.maximum(bf16_values(g), np.float32(0)) * bf16_values(u))
+    q = nvfp4.quantize(y, block=(1, 16), amax=amax)
+    dims = "x".join(str(d) for d in shape)
+    t = tensor_type(shape, (1, 16), False)
+    ty = f"tensor<{dims}xbf16>"
+    m = "affine_map<(i, j) -> (i, j)>"
+    mlir = (f"func.func @main(%g: {ty}, %u: {ty}, %a: f32) -> {t} {{\n"
+            f"  %e = tensor.empty() : {ty}\n"
+            f"  %y = linalg.generic {{indexing_maps = [{m}, {m}, {m}], "
+            f"iterator_types = [\"parallel\", \"parallel\"]}} "
+            f"ins(%g, %u : {ty}, {ty}) outs(%e : {ty}) {{\n"
+            f"  ^bb0(%gv: bf16, %uv: bf16, %out: bf16):\n"
+            f"    %zero = arith.constant 0.0 : f32\n"
+            f"    %gf = arith.extf %gv : bf16 to f32\n"
+            f"    %uf = arith.extf %uv : bf16 to f32\n"
+            f"    %r = arith.maximumf %gf, %zero : f32\n"
+            f"    %p = arith.mulf %r, %uf : f32\n"
+            f"    %o = arith.truncf %p : f32 to bf16\n"
+            f"    linalg.yield %o : bf16\n"
+            f"  }} -> {ty}\n"
+            f"  %q = nvfp4.quantize %y amax(%a) : {ty} -> {t}\n"
+            f"  return %q : {t}\n}}\n")
+    write_case(out, name, mlir, {"g": g, "u": u},
+               {"codes": q.packed.reshape(-1),
+                "scales": np.asarray(q.scales, np.uint8).reshape(-1),
+                "amax": np.array([q.amax], np.float32).view(np.uint32)},
+               {"kind": "quantize", "args": ["g", "u", "a"],
+                "scalars": {"a": float(amax)},
+                "results": ["codes", "scales", "amax"]}, args)
+
+
 def case_kernels(out, name):
     """The kernel names of a written case (None when --only skipped it)."""
     path = os.path.join(out, name, "report.json")
@@ -1047,6 +1088,13 @@ def main():
                   seed=77, edge=True)
     quantize_case(out, args, "quantize_1x16_amax_given", (256, 1024),
                   amax=np.float32(3000.0))
+    # The producer writes the quantization (a given amax): a ragged grid
+    # (1000 runs, not a multiple of the block) and a tensor larger than one
+    # wave of the grid-stride loop.
+    producer_quantize_case(out, args, "producer_quantize_relu_mul_125x128",
+                           (125, 128), np.float32(2000.0))
+    producer_quantize_case(out, args, "producer_quantize_relu_mul_2048x2048",
+                           (2048, 2048), np.float32(6000.0))
     # A tensor of 1000 runs: the last block of the 4-runs-per-thread
     # kernels is partly empty.
     quantize_case(out, args, "quantize_1x16_ragged_125x128", (125, 128))

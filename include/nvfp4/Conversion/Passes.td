@@ -75,6 +75,10 @@ def ConvertNVFP4ToGPU : Pass<"convert-nvfp4-to-gpu", "ModuleOp"> {
       (sm_90a); stochastic rounding uses `cvt.rs.satfinite.e2m1x4.f32` on
       sm_100a/sm_103a and the software formula of docs/Numerics.md on
       sm_120a/sm_90a, with the same Philox4x32-10 bits everywhere;
+    * `nvfp4.quantize` (1x16, round to nearest, linear scales, amax given)
+      of an elementwise linalg op's result that nothing else reads: one
+      kernel computes the op's points 16 at a time and writes the codes
+      and scales; the result is never stored (ProducerQuantize.cpp);
     * `nvfp4.hadamard`, `nvfp4.dequantize`: one thread per 16 elements
       (the RHT as the register butterfly of NUMERICS.md section 4, also
       where it is fused into an amax or a quantization);

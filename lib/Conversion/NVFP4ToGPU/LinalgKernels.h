@@ -22,6 +22,7 @@
 #include "mlir/IR/AffineMap.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/DialectConversion.h"
 #include "llvm/ADT/DenseSet.h"
 
 #include <string>
@@ -138,12 +139,23 @@ int64_t elementwiseVectorWidth(const LinalgKernelPlan &plan);
 /// all-parallel `plan` (points (i..., j0 + e) with the last loop cut into
 /// runs of `width`), `args` in emitBody's layout from `firstInput` after
 /// the output buffers: one vector load per contiguous operand, one load per
-/// broadcast operand, one vector store per contiguous result. Returns the
-/// yielded values of each point (RowKernels.cpp).
+/// broadcast operand, one vector store per contiguous result (none without
+/// `store`: the caller consumes the values itself). Returns the yielded
+/// values of each point (RowKernels.cpp).
 SmallVector<SmallVector<Value>>
 emitElementwisePoints(OpBuilder &b, Location loc, const LinalgKernelPlan &plan,
                       ValueRange args, int64_t firstInput, Value chunk,
-                      int64_t width);
+                      int64_t width, bool store = true);
+
+/// nvfp4.quantize (1x16 blocks, round to nearest, linear scales) of the
+/// result of an elementwise linalg op used by nothing else, with a given
+/// amax: one kernel computes the op's points 16 at a time and writes the
+/// codes and block scales; the op's result is never stored
+/// (ProducerQuantize.cpp). Runs with the nvfp4 conversion patterns, at a
+/// higher benefit than the quantize kernel's.
+void populateProducerQuantizeToGPUPatterns(
+    const TypeConverter &converter, RewritePatternSet &patterns,
+    const ::nvfp4::target::ChipInfo &chip);
 
 /// Whether a kernel body may contain the math op `op`.
 bool isKernelMath(Operation *op);

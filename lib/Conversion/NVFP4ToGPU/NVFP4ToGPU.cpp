@@ -10,6 +10,7 @@
 #include "nvfp4/Dialect/NVFP4/IR/NVFP4Ops.h"
 
 #include "KernelBuilder.h"
+#include "LinalgKernels.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
@@ -285,6 +286,8 @@ struct ConvertNVFP4ToGPUPass
       return signalPassFailure();
     }
     populateQuantizeToGPUPatterns(converter, patterns, *chipInfo, *quantize);
+    kernels::populateProducerQuantizeToGPUPatterns(converter, patterns,
+                                                   *chipInfo);
     FailureOr<MXGemmKernel> mxGemmKernel = parseMXGemmKernel(mxGemm, message);
     if (failed(mxGemmKernel)) {
       module.emitError() << message;

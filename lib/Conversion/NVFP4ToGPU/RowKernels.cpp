@@ -983,7 +983,7 @@ int64_t kernels::elementwiseVectorWidth(const LinalgKernelPlan &plan) {
 
 SmallVector<SmallVector<Value>> kernels::emitElementwisePoints(
     OpBuilder &b, Location loc, const LinalgKernelPlan &plan, ValueRange args,
-    int64_t firstInput, Value chunk, int64_t width) {
+    int64_t firstInput, Value chunk, int64_t width, bool store) {
   IndexMath m{b, loc};
   SmallVector<int64_t> chunkRanges(plan.ranges);
   chunkRanges.back() /= width;
@@ -995,8 +995,9 @@ SmallVector<SmallVector<Value>> kernels::emitElementwisePoints(
   SmallVector<SmallVector<Value>> points =
       emitChunk(b, loc, plan, args, firstInput, indices, j0, /*chunkKey=*/0,
                 width, cache, nullptr, nullptr);
-  storeChunk(b, loc, plan, args.take_front(plan.op->getNumResults()), indices,
-             j0, points);
+  if (store)
+    storeChunk(b, loc, plan, args.take_front(plan.op->getNumResults()),
+               indices, j0, points);
   return points;
 }
 
