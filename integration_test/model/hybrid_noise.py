@@ -131,15 +131,7 @@ def main():
                         ("input and every BF16 weight",
                          [i for i, s in enumerate(spec) if s[5] == "bf16"])):
         for seed in range(4):
-            perturbed = list(files)
-            for i in which:
-                bits = np.fromfile(files[i], np.uint16)
-                chosen = np.random.default_rng(1000 * seed + i).choice(
-                    bits.size, bits.size // 1000, replace=False)
-                bits[chosen] ^= 1
-                perturbed[i] = os.path.join(work, "perturbed_%d.bin" % i)
-                bits.tofile(perturbed[i])
-            moved, out_moved, *_ = hybrid.run(case, "hybrid_bf16", perturbed, work, False)
+            moved, out_moved = hybrid.run_perturbed(case, files, which, seed, work)
             print("%s 0.1%% one ulp off, choice %d: moved %s"
                   % (what, seed, stage_check.show(stage_check.error(moved[out_moved], y))))
     return 0

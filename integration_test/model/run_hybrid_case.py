@@ -110,6 +110,22 @@ def run(case, bundle, files, work, everything, prefix=()):
     return out, output, manifest, command, env
 
 
+def run_perturbed(case, files, which, choice, work):
+    """The all-BF16 bundle's output (buffers, output index) with 0.1% of the
+    elements of the argument files `which` (a random choice, numbered
+    `choice`) one BF16 ulp off: their lowest mantissa bit flipped."""
+    perturbed = list(files)
+    for i in which:
+        bits = np.fromfile(files[i], np.uint16)
+        chosen = np.random.default_rng(1000 * choice + i).choice(
+            bits.size, bits.size // 1000, replace=False)
+        bits[chosen] ^= 1
+        perturbed[i] = os.path.join(work, "perturbed_%d.bin" % i)
+        bits.tofile(perturbed[i])
+    moved, out_moved, *_ = run(case, "hybrid_bf16", perturbed, work, False)
+    return moved, out_moved
+
+
 def relative(y, ref):
     ref = np.asarray(ref, np.float64)
     scale = np.abs(ref).max()
@@ -348,15 +364,7 @@ def main():
     plain, out_plain, *_ = run(case, "hybrid_bf16", files, work, False)
     bf16_args = [i for i, s in enumerate(spec) if s[5] == "bf16"]
     for choice in range(4):
-        perturbed = list(files)
-        for i in bf16_args:
-            bits = np.fromfile(files[i], np.uint16)
-            chosen = np.random.default_rng(1000 * choice + i).choice(
-                bits.size, bits.size // 1000, replace=False)
-            bits[chosen] ^= 1
-            perturbed[i] = os.path.join(work, "perturbed_%d.bin" % i)
-            bits.tofile(perturbed[i])
-        moved, out_moved, *_ = run(case, "hybrid_bf16", perturbed, work, False)
+        moved, out_moved = run_perturbed(case, files, bf16_args, choice, work)
         peers.append(("hybrid_bf16 with 0.1%% of its input and weights one ulp off (choice %d) "
                       "vs hybrid_bf16" % choice, stage_check.error(moved[out_moved], plain[out_plain])))
     for what, e in peers:
