@@ -791,14 +791,13 @@ struct Tcgen05Kernel {
     const GemmPlan &plan = e.plan;
     // The persistent K = 96 role runs on lane 0 alone, waits included: one
     // divergent region around the tile and group loops instead of one per
-    // K step. With one per step, ptxas 13.0 spilled 4-20 bytes in 21 of
-    // 120 persistent K = 96 kernels (sm_103a; at 56 registers, so not
-    // general registers: a plausible cause is the uniform registers the
-    // tcgen05 operands need, re-established at every region); with one
-    // region, 2 of 120, and those went with the dead right-edge epilogue
-    // code (emitEpilogueColumns). The one-tile K = 96 kernel keeps a region
-    // per step: with one around its loop ptxas spilled 4 bytes in 2 of
-    // those 120 shapes, with one per step in none.
+    // K step (fewer instructions per K step). Before the kernels declared
+    // their CTAs per SM (buildTcgen05GemmKernel), ptxas 13.0 held them at
+    // 56 registers, its target for 6 CTAs of 192 threads, and this layout
+    // was what kept the 6-stage kernel under it (4-20 spilled bytes in 21
+    // of 120 shapes with a region per step); the one-tile K = 96 kernel
+    // kept a region per step for the same reason (one around its loop
+    // spilled 4 bytes in 2 of those 120).
     if (plan.mmaK == 96 && plan.persistent && !mmaOnLane0) {
       ifThen(e.eq(e.laneId(), 0), [&] {
         mmaOnLane0 = true;
@@ -1231,14 +1230,43 @@ std::string kernels::tcgen05GemmUnsupportedReason(const GemmPlan &plan) {
   return constants.ok() ? "" : constants.message();
 }
 
+/// The CTAs of a kernel one SM can hold at once: one for the persistent
+/// schedules (one CTA per SM by construction), otherwise as many as both
+/// the Tensor Memory columns (512 per SM) and the shared memory leave room
+/// for. An SM's shared memory is the per-block maximum plus the 1 KiB the
+/// CUDA driver reserves per resident CTA (sm_100: 228 KiB, 227 KiB per
+/// block), so a CTA takes its own bytes plus that KiB.
+static int64_t residentCTAsPerMultiprocessor(const GemmPlan &plan,
+                                             const Tcgen05Constants &c) {
+  constexpr int64_t kReservedSharedBytesPerCTA = 1024;
+  if (plan.persistent || !plan.chip)
+    return 1;
+  int64_t byTmem = tgt::kTmemColumns / c.allocColumns;
+  int64_t byShared =
+      (plan.chip->maxSharedMemoryPerBlock + kReservedSharedBytesPerCTA) /
+      (plan.sharedMemoryBytes() + kReservedSharedBytesPerCTA);
+  return std::max<int64_t>(1, std::min(byTmem, byShared));
+}
+
 gpu::GPUFuncOp kernels::buildTcgen05GemmKernel(ModuleOp module,
                                                const GemmPlan &plan,
                                                TypeRange argTypes,
                                                StringRef name) {
   tgt::Expected<Tcgen05Constants> constants = planConstants(plan);
   assert(constants.ok() && "call tcgen05GemmUnsupportedReason first");
+  // ptxas is told how many CTAs share an SM (.minnctapersm). Without it,
+  // ptxas 13.0 keeps a register count that would let 6 CTAs of 192 threads
+  // run per SM (56 registers) and spills 4-8 bytes to stay there, although
+  // Tensor Memory and shared memory admit one CTA (at most two) per SM:
+  // the forced direct-store CTA pair on 8 and the 3-stage persistent K = 96
+  // kernel with the TMA store on 20 of 160 swept shapes
+  // (scripts/ptxas-sweep.py; docs/Blackwell.md section 8).
+  KernelOptions options;
+  options.blockSize = plan.threads();
+  options.minBlocksPerMultiprocessor =
+      residentCTAsPerMultiprocessor(plan, *constants);
   gpu::GPUFuncOp kernel =
-      getOrCreateKernel(module, name, argTypes, plan.threads(),
+      getOrCreateKernel(module, name, argTypes, options,
                         [&](OpBuilder &b, Location loc, ValueRange args) {
                           GemmPipelineEmitter e(b, loc, plan, args);
                           Tcgen05Kernel{e, b, loc, *constants, Value()}.emit();
