@@ -127,7 +127,7 @@ def main():
             spills = [r for r in rows if r[1]]
             registers = [r[2] for r in rows]
             print(f'{chip} {schedule}: {len(rows)} kernels, {len(spills)} '
-                  f'spill, registers {min(registers)}-{max(registers)}, '
+                  f'spilling, registers {min(registers)}-{max(registers)}, '
                   f'{sum(r[3] for r in rows)} SASS instructions')
             for name, spill, regs, _ in spills:
                 print(f'  {name}: {spill} bytes, {regs} registers')
