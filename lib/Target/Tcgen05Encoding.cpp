@@ -471,6 +471,61 @@ nvfp4::target::getKStepMmaScales(ScaleVecSize VecSize, uint32_t Index) {
   return Scales;
 }
 
+Expected<F16InstrDesc>
+nvfp4::target::encodeF16InstrDesc(const F16MmaConfig &Config) {
+  const char *Table = " (PTX ISA 9.7.16.2.1 Table 39)";
+  std::string Where = std::string("tcgen05.mma .kind::f16 ") +
+                      (Config.Group == CtaGroup::One ? ".cta_group::1"
+                                                     : ".cta_group::2") +
+                      " dense";
+  // Table 39: .f16 x .f16 accumulates in .f16 or .f32, .bf16 only in .f32;
+  // A and B are one type (atype and btype are separate fields, but every
+  // row of the table lists them together).
+  if (Config.AType != Config.BType)
+    return Status::error(Where + ": A and B must have the same type" + Table);
+  if (Config.AType == F16OperandType::BF16 &&
+      Config.DType != F16AccumulatorType::F32)
+    return Status::error(Where + ": BF16 operands need an F32 accumulator" +
+                         Table);
+  bool One = Config.Group == CtaGroup::One;
+  uint32_t M = Config.M, N = Config.N;
+  if (One ? (M != 64 && M != 128) : (M != 128 && M != 256))
+    return Status::error(Where + ": M = " + str(M) +
+                         " is not supported, expected " +
+                         (One ? "64 or 128" : "128 or 256") + Table);
+  uint32_t NStep = One ? 8 : 16;
+  if (N < NStep || N > 256 || N % NStep != 0)
+    return Status::error(Where + ": N = " + str(N) + " is not a multiple of " +
+                         str(NStep) + " in [" + str(NStep) + ", 256]" + Table);
+  // Table 42: bits 0-3 (sparsity selector and flag, saturate), 6, 23 and
+  // 29-31 (.ws's B-reuse shift) are 0 for a dense MMA without .ws.
+  F16InstrDesc Desc;
+  Desc.DType = static_cast<uint32_t>(Config.DType);
+  Desc.AType = static_cast<uint32_t>(Config.AType);
+  Desc.BType = static_cast<uint32_t>(Config.BType);
+  Desc.NegateA = Config.NegateA;
+  Desc.NegateB = Config.NegateB;
+  Desc.TransposeA = Config.TransposeA;
+  Desc.TransposeB = Config.TransposeB;
+  Desc.NDim = N >> 3;
+  Desc.MDim = M >> 4;
+  Desc.Value = Desc.DType << 4 | Desc.AType << 7 | Desc.BType << 10 |
+               Desc.NegateA << 13 | Desc.NegateB << 14 |
+               Desc.TransposeA << 15 | Desc.TransposeB << 16 |
+               Desc.NDim << 17 | Desc.MDim << 24;
+  return Desc;
+}
+
+Expected<F16InstrDesc> nvfp4::target::encodeBF16InstrDesc(CtaGroup Group,
+                                                          uint32_t M,
+                                                          uint32_t N) {
+  F16MmaConfig Config;
+  Config.Group = Group;
+  Config.M = M;
+  Config.N = N;
+  return encodeF16InstrDesc(Config);
+}
+
 Expected<K96MmaStep> nvfp4::target::getK96MmaStep(uint32_t Index) {
   if (Index >= kK96MmasPerGroup)
     return Status::error("K = 96 MMA " + str(Index) + " is outside the " +

@@ -660,3 +660,106 @@ TEST(InstrDesc, KStepScalesFollowTheAtomBytes) {
       }
     }
 }
+
+//===----------------------------------------------------------------------===//
+// .kind::f16 (the BF16 GEMM): PTX ISA 9.7.16.4.2, Table 42 ("Instruction
+// descriptor format for .kind::tf32, .kind::f16, .kind::f8f6f4 and
+// .kind::i8"), column .kind::f16:
+//
+//   bits 0-1 sparsity selector | 2 sparsity (dense 0) | 3 saturate (0) |
+//   4-5 dtype (F16 0, F32 1) | 6 reserved | 7-9 atype (F16 0, BF16 1) |
+//   10-12 btype | 13 negate A | 14 negate B | 15 transpose A |
+//   16 transpose B | 17-22 N >> 3 | 23 reserved | 24-28 M >> 4 |
+//   29 reserved | 30-31 maximum B-reuse shift (.ws only; 0)
+//===----------------------------------------------------------------------===//
+
+// The descriptor Tcgen05Matmul.cpp's BF16 GEMM issues: one CTA, M = N =
+// 128, BF16 x BF16 -> F32, both K-major. tcgen05-bf16-gemm.mlir checks the
+// PTX constant 136316048.
+TEST(F16InstrDesc, BF16M128N128) {
+  uint32_t Want = (0u << 2)           // dense
+                  | (0u << 3)         // no saturate
+                  | (1u << 4)         // dtype F32 = 1
+                  | (1u << 7)         // atype BF16 = 1
+                  | (1u << 10)        // btype BF16 = 1
+                  | (0u << 13)        // no negate A
+                  | (0u << 14)        // no negate B
+                  | (0u << 15)        // A not transposed (K-major)
+                  | (0u << 16)        // B not transposed (K-major)
+                  | (128u >> 3) << 17 // N >> 3 = 16
+                  | (128u >> 4) << 24 // M >> 4 = 8
+                  | (0u << 30);       // no .ws shift
+  EXPECT_EQ(Want, 0x08200490u);
+  EXPECT_EQ(Want, 136316048u);
+  Expected<F16InstrDesc> Desc = encodeBF16InstrDesc(CtaGroup::One, 128, 128);
+  ASSERT_TRUE(Desc.ok()) << Desc.message();
+  EXPECT_EQ(Desc->Value, Want);
+  EXPECT_EQ(Desc->DType, 1u);
+  EXPECT_EQ(Desc->AType, 1u);
+  EXPECT_EQ(Desc->BType, 1u);
+  EXPECT_EQ(Desc->NDim, 16u);
+  EXPECT_EQ(Desc->MDim, 8u);
+  // M = 128 sets the same bit (27) as the block-scaled tables' M >> 7 in
+  // bits 27-28, and BF16 and E2M1 are both type code 1: the two descriptors
+  // differ only in dtype (bit 4; bits 4-5 are scale factor B ID there).
+  Expected<BlockScaledInstrDesc> Nvfp4 =
+      encodeNvfp4InstrDesc(CtaGroup::One, 128, 128);
+  ASSERT_TRUE(Nvfp4.ok());
+  EXPECT_EQ(Desc->Value ^ Nvfp4->Value, (1u << 4));
+}
+
+// Every field on its own: F16 x F16 -> F16, M = 64, transposes, negates,
+// the pair's M = 256.
+TEST(F16InstrDesc, Fields) {
+  F16MmaConfig Config;
+  Config.AType = Config.BType = F16OperandType::F16;
+  Config.DType = F16AccumulatorType::F16;
+  Config.M = 64;
+  Config.N = 8;
+  Expected<F16InstrDesc> Half = encodeF16InstrDesc(Config);
+  ASSERT_TRUE(Half.ok()) << Half.message();
+  EXPECT_EQ(Half->Value, (8u >> 3) << 17 | (64u >> 4) << 24);
+  Config.TransposeA = true;
+  Config.NegateB = true;
+  Expected<F16InstrDesc> Flags = encodeF16InstrDesc(Config);
+  ASSERT_TRUE(Flags.ok());
+  EXPECT_EQ(Flags->Value ^ Half->Value, (1u << 15) | (1u << 14));
+  Expected<F16InstrDesc> Pair = encodeBF16InstrDesc(CtaGroup::Two, 256, 256);
+  ASSERT_TRUE(Pair.ok()) << Pair.message();
+  EXPECT_EQ(Pair->Value,
+            (1u << 4) | (1u << 7) | (1u << 10) | (32u << 17) | (16u << 24));
+}
+
+// Table 39's .kind::f16 rows: M 64/128 (cta_group::1), 128/256
+// (cta_group::2); N in steps of 8 (16 for the pair) up to 256; BF16 only
+// with an F32 accumulator.
+TEST(F16InstrDesc, RejectsWhatTable39Lacks) {
+  auto rejected = [](const F16MmaConfig &Config, const char *Fragment) {
+    Expected<F16InstrDesc> Desc = encodeF16InstrDesc(Config);
+    ASSERT_FALSE(Desc.ok()) << "accepted 0x" << std::hex << Desc->Value;
+    EXPECT_NE(Desc.message().find(Fragment), std::string::npos)
+        << Desc.message();
+  };
+  F16MmaConfig Config;
+  Config.M = 256;
+  rejected(Config, "M = 256");
+  Config.M = 128;
+  Config.N = 260;
+  rejected(Config, "N = 260");
+  Config.N = 12;
+  rejected(Config, "N = 12");
+  Config.Group = CtaGroup::Two;
+  Config.N = 24;
+  rejected(Config, "N = 24");
+  Config.M = 64;
+  Config.N = 32;
+  rejected(Config, "M = 64");
+  Config = F16MmaConfig();
+  Config.DType = F16AccumulatorType::F16;
+  rejected(Config, "F32 accumulator");
+  Config = F16MmaConfig();
+  Config.AType = F16OperandType::F16;
+  rejected(Config, "same type");
+  for (uint32_t N = 8; N <= 256; N += 8)
+    EXPECT_TRUE(encodeBF16InstrDesc(CtaGroup::One, 128, N).ok()) << N;
+}

@@ -10,7 +10,8 @@
 // the scale-factor placement rules that the kernels must follow:
 //
 //   1. the 32-bit tcgen05.mma instruction descriptor for the block-scaled
-//      kinds (.kind::mxf8f6f4, .kind::mxf4, .kind::mxf4nvf4),
+//      kinds (.kind::mxf8f6f4, .kind::mxf4, .kind::mxf4nvf4) and for the
+//      16-bit .kind::f16 (the BF16 GEMM),
 //   2. the 64-bit shared-memory matrix descriptor of tcgen05 (and the Hopper
 //      wgmma variant, which shares the skeleton),
 //   3. Tensor Memory addresses, allocation sizes, accumulator footprints and
@@ -221,6 +222,59 @@ struct K96MmaStep {
   uint32_t ScaleFactorId = 0; ///< That scale's byte in the atom's words.
 };
 Expected<K96MmaStep> getK96MmaStep(uint32_t Index);
+
+//===----------------------------------------------------------------------===//
+// Instruction descriptor of .kind::f16 (PTX ISA 9.7.16.4.2, Table 42)
+//===----------------------------------------------------------------------===//
+
+/// Operand (atype / btype) and accumulator (dtype) types of .kind::f16.
+enum class F16OperandType : uint8_t { F16 = 0, BF16 = 1 };
+enum class F16AccumulatorType : uint8_t { F16 = 0, F32 = 1 };
+
+/// Everything that determines a dense .kind::f16 instruction descriptor
+/// (no .ws: bits 30-31, the B-reuse shift of .ws, stay 0).
+struct F16MmaConfig {
+  CtaGroup Group = CtaGroup::One;
+  /// M of the whole MMA: 64 or 128 for cta_group::1, 128 or 256 for
+  /// cta_group::2 (Table 39).
+  uint32_t M = 128;
+  uint32_t N = 128;
+  F16OperandType AType = F16OperandType::BF16;
+  F16OperandType BType = F16OperandType::BF16;
+  F16AccumulatorType DType = F16AccumulatorType::F32;
+  bool NegateA = false;
+  bool NegateB = false;
+  /// Transpose = MN-major operand.
+  bool TransposeA = false;
+  bool TransposeB = false;
+};
+
+/// A .kind::f16 instruction descriptor, field by field, and the packed word.
+struct F16InstrDesc {
+  uint32_t DType = 0;      ///< bits 4-5: F16 = 0, F32 = 1.
+  uint32_t AType = 0;      ///< bits 7-9: F16 = 0, BF16 = 1.
+  uint32_t BType = 0;      ///< bits 10-12.
+  uint32_t NegateA = 0;    ///< bit 13.
+  uint32_t NegateB = 0;    ///< bit 14.
+  uint32_t TransposeA = 0; ///< bit 15.
+  uint32_t TransposeB = 0; ///< bit 16.
+  uint32_t NDim = 0;       ///< bits 17-22: N >> 3.
+  uint32_t MDim = 0;       ///< bits 24-28: M >> 4.
+  uint32_t Value = 0;
+};
+
+/// K of one dense .kind::f16 MMA (Table 39): 16 elements = 32 bytes of a
+/// K-major row, as one block-scaled MMA's 32 code bytes (kMmaRowBytes).
+inline constexpr uint32_t kF16MmaK = 16;
+
+/// Validates `Config` against Table 39 (dense .kind::f16 rows without .ws:
+/// BF16 operands need an F32 accumulator) and packs its descriptor.
+Expected<F16InstrDesc> encodeF16InstrDesc(const F16MmaConfig &Config);
+
+/// The BF16 GEMM descriptor: BF16 x BF16 -> F32, dense, both operands
+/// K-major, no negation.
+Expected<F16InstrDesc> encodeBF16InstrDesc(CtaGroup Group, uint32_t M,
+                                           uint32_t N);
 
 //===----------------------------------------------------------------------===//
 // Shared-memory matrix descriptors (PTX ISA 9.7.16.4.1 Table 40 for tcgen05,

@@ -276,7 +276,7 @@ GemmPlan kernels::makeGemmPlan(const ::nvfp4::target::ChipInfo &chip,
                                const GemmSchedule &schedule,
                                BlockScaledTensorType lhs,
                                BlockScaledTensorType rhs,
-                               Type resultElement) {
+                               Type resultElement, Type operandElement) {
   GemmPlan plan;
   static_cast<GemmSchedule &>(plan) = schedule;
   plan.batch = product(lhs.getBatchShape());
@@ -300,9 +300,16 @@ GemmPlan kernels::makeGemmPlan(const ::nvfp4::target::ChipInfo &chip,
     plan.codeBits = isa<Float4E2M1FNType>(lhs.getElementType()) ? 4 : 8;
     plan.scaleBlockK = lhs.getBlockCols();
   }
+  // 16-bit operands: rows of tileK elements and no scales to stage.
+  if (operandElement) {
+    plan.operandElement = operandElement;
+    plan.codeBits = operandElement.getIntOrFloatBitWidth();
+  }
+  bool dense = plan.denseOperands();
   if (chip.has(::nvfp4::target::Instruction::Tcgen05BlockScaleMma)) {
     // What tcgen05.cp reads, and who releases a stage (Tcgen05Matmul.cpp).
-    plan.scaleStaging = GemmScaleStaging::Atoms128x4;
+    if (!dense)
+      plan.scaleStaging = GemmScaleStaging::Atoms128x4;
     plan.stageRelease = GemmStageRelease::Tcgen05Commit;
   } else if (lhs.isMX()) {
     // sm_120a's MX GEMM (MmaBlockScaleMatmul.cpp): a K step's 4 or 8
@@ -329,7 +336,9 @@ GemmPlan kernels::makeGemmPlan(const ::nvfp4::target::ChipInfo &chip,
   place(plan.b, rhs, plan.n, plan.tileN);
   for (GemmOperand *op : {&plan.a, &plan.b}) {
     op->scalesOffset = offset;
-    if (op->type.getLayout() == ScaleLayout::Swizzled128x4 ||
+    if (dense)
+      op->scaleTileBytes = 0;
+    else if (op->type.getLayout() == ScaleLayout::Swizzled128x4 ||
         plan.scaleStaging == GemmScaleStaging::Atoms128x4)
       // tileRows / 128 row atoms x 4 (or 2) column atoms of 512 bytes.
       op->scaleTileBytes = op->tileRows / 128 * plan.scaleAtomsPerStep() * 512;
@@ -356,15 +365,19 @@ Type kernels::gemmTensorMapType(const GemmPlan &plan, const GemmOperand &op,
   // rows, one K step's bytes] (the route: one decoded stage's F16 values);
   // its memref type is what lands in shared memory (address space 3).
   bool decoded = plan.decodesSeparately() && !scales;
+  // 16-bit operands: a stage's tileK elements of each row.
+  bool dense = plan.denseOperands() && !scales;
   // With clusters each CTA loads 1 / clusterM of B's rows (multicast).
   int64_t rows = &op == &plan.b ? op.tileRows / plan.clusterM : op.tileRows;
   SmallVector<int64_t> box = {1, scales ? op.scaleTileRows() : rows,
                               decoded  ? kDecodedK
                               : scales ? kStageScaleRowBytes
+                              : dense  ? plan.tileK
                                        : plan.codesRowBytes()};
-  Type element = decoded ? (plan.operandElement ? plan.operandElement
-                                                : Type(Float16Type::get(ctx)))
-                         : Type(IntegerType::get(ctx, 8));
+  Type element = decoded || dense
+                     ? (plan.operandElement ? plan.operandElement
+                                            : Type(Float16Type::get(ctx)))
+                     : Type(IntegerType::get(ctx, 8));
   auto tile = MemRefType::get(box, element, MemRefLayoutAttrInterface(),
                               IntegerAttr::get(IntegerType::get(ctx, 64), 3));
   // Code rows of 64 bytes (tileK = 128) take the 64-byte swizzle, whose
@@ -793,7 +806,7 @@ void GemmPipelineEmitter::copyOperand(const GemmOperand &op, Value codes,
   // Codes: the box [1, tileRows, 128 (or 64) bytes] at (batch, tile row,
   // K step); coordinates innermost first.
   copy(codes, op.codesOffset,
-       {mul(kStep, c32(plan.codesRowBytes())), tileRow0, batch});
+       {mul(kStep, c32(plan.codesMapStep())), tileRow0, batch});
   if (plan.scalesByTensorMap(op)) {
     // Linear scales: the box [1, scale rows of the tile, 16 bytes] from
     // the step's first scale byte; with paired steps only on even steps,

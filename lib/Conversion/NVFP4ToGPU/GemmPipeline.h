@@ -297,9 +297,14 @@ struct GemmPlan : GemmSchedule {
   /// Set (to bf16) for a GEMM of 16-bit operands instead of block-scaled
   /// ones: the route's kernel (decodesSeparately) reads them through its
   /// tensor maps as they are -- no decode kernels, no amax; alpha alone
-  /// scales C (LinalgKernels.cpp). Null: the block-scaled operands of `a`
-  /// and `b`.
+  /// scales C (LinalgKernels.cpp). The ring of the other kernels then holds
+  /// 16-bit rows of tileK elements (codeBits = 16) and no scales
+  /// (makeGemmPlan's `operandElement`; the tcgen05 .kind::f16 and sm_120a
+  /// mma.sync BF16 GEMMs). Null: the block-scaled operands of `a` and `b`.
   Type operandElement;
+  /// A ring of 16-bit operands without scales: operandElement outside the
+  /// route.
+  bool denseOperands() const { return operandElement && !decodesSeparately(); }
   GemmScaleStaging scaleStaging = GemmScaleStaging::AsStored;
   GemmStageRelease stageRelease = GemmStageRelease::ConsumerThreads;
 
@@ -307,8 +312,9 @@ struct GemmPlan : GemmSchedule {
   /// staged as stored); otherwise a bulk copy (128x4 atoms) or the
   /// producer lanes (linear layouts re-laid as atoms) move them.
   bool scalesByTensorMap(const GemmOperand &op) const {
-    // The route's GEMM reads no scales (they are in the F16 values).
-    return !decodesSeparately() &&
+    // The route's GEMM reads no scales (they are in the F16 values), nor
+    // does a GEMM of 16-bit operands.
+    return !decodesSeparately() && !denseOperands() &&
            op.type.getLayout() == ScaleLayout::Linear &&
            scaleStaging == GemmScaleStaging::AsStored;
   }
@@ -339,6 +345,11 @@ struct GemmPlan : GemmSchedule {
   /// MXFP8), and the TMA swizzle span of the code tiles: the same number
   /// (128 or 64).
   int64_t codesRowBytes() const { return tileK * codeBits / 8; }
+  /// The innermost coordinate of K step 1 in the codes' tensor map: bytes
+  /// (the codes' maps are over bytes), or with denseOperands elements.
+  int64_t codesMapStep() const {
+    return denseOperands() ? tileK : codesRowBytes();
+  }
   /// Scale bytes of one row per K step (tileK / 16 for NVFP4). A stage
   /// holds linear scales in rows of kStageScaleRowBytes all the same (a TMA
   /// box's inner extent is a multiple of 16 bytes, 8 bytes cannot be
@@ -415,10 +426,14 @@ GemmSchedule chooseGemmSchedule(const ::nvfp4::target::ChipInfo &chip,
                                 BlockScaledTensorType rhs);
 
 /// The plan for `chip` and `schedule`; call only when
-/// tensorCoreGemmUnsupportedReason is empty.
+/// tensorCoreGemmUnsupportedReason is empty. With `operandElement` (bf16)
+/// the operands are 16-bit matrices of lhs's and rhs's shapes (the types
+/// only carry them): stages of tileK-element rows and no scales
+/// (GemmPlan::denseOperands).
 GemmPlan makeGemmPlan(const ::nvfp4::target::ChipInfo &chip,
                       const GemmSchedule &schedule, BlockScaledTensorType lhs,
-                      BlockScaledTensorType rhs, Type resultElement);
+                      BlockScaledTensorType rhs, Type resultElement,
+                      Type operandElement = Type());
 
 /// Emits the parts of a pipelined GEMM kernel body that do not depend on
 /// the MMA instruction. Integer values are i32 unless said otherwise;

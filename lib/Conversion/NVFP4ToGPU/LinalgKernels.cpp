@@ -897,9 +897,83 @@ bool isZeroInit(Value init) {
   return false;
 }
 
-/// linalg.matmul / batch_matmul of BF16 operands on sm_90a: the route's
-/// wgmma GEMM with BF16 operands (C = A B^T per batch element, FP32
-/// accumulation, rounded once to C's type).
+/// What BF16GemmToGPU takes of a linalg.matmul / batch_matmul: its sizes,
+/// B's layout, the contraction dims and the plan.
+struct BF16GemmMatch {
+  linalg::ContractionDimensions dims;
+  int64_t batchSize = 1, sizeM = 0, sizeN = 0, sizeK = 0;
+  bool bKMajor = true;
+  GemmPlan plan;
+};
+
+/// Matches `op` against the BF16 GEMM of `chip`: "" with `match` filled, or
+/// why the GEMM stays on the host (a pattern's failure note, and the
+/// warning of warnAboutHostBF16Gemms).
+std::string matchBF16Gemm(linalg::LinalgOp op,
+                          const ::nvfp4::target::ChipInfo &chip,
+                          BF16GemmMatch &match) {
+  if (!isa<linalg::MatmulOp, linalg::BatchMatmulOp>(op))
+    return "not a matmul";
+  if (!op.hasPureTensorSemantics())
+    return "not on tensors";
+  auto lhsType = dyn_cast<RankedTensorType>(op.getDpsInputs()[0].getType());
+  auto rhsType = dyn_cast<RankedTensorType>(op.getDpsInputs()[1].getType());
+  auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
+  if (!lhsType || !rhsType || !lhsType.getElementType().isBF16() ||
+      !rhsType.getElementType().isBF16() || !resultType.hasStaticShape() ||
+      !lhsType.hasStaticShape() || !rhsType.hasStaticShape())
+    return "the GEMM kernels take static BF16 operands";
+  Type resultElement = resultType.getElementType();
+  if (!resultElement.isBF16() && !resultElement.isF32())
+    return "C is neither bf16 nor f32";
+  if (!isZeroInit(op.getDpsInits()[0]))
+    return "C is accumulated into (the GEMM kernels write C = A B)";
+  FailureOr<linalg::ContractionDimensions> dims =
+      linalg::inferContractionDims(op);
+  if (failed(dims) || dims->m.size() != 1 || dims->n.size() != 1 ||
+      dims->k.size() != 1 || dims->batch.size() > 1)
+    return "not one M, N, K and at most one batch dimension";
+  // The maps the kernel takes: A [b, m, k], C [b, m, n], B [b, n, k] or
+  // [b, k, n] (transposed first).
+  MLIRContext *ctx = op.getContext();
+  auto dim = [&](unsigned d) { return getAffineDimExpr(d, ctx); };
+  SmallVector<AffineExpr> batch;
+  if (!dims->batch.empty())
+    batch.push_back(dim(dims->batch[0]));
+  auto results = [&](std::initializer_list<unsigned> rest) {
+    SmallVector<AffineExpr> exprs(batch);
+    for (unsigned d : rest)
+      exprs.push_back(dim(d));
+    return exprs;
+  };
+  unsigned m = dims->m[0], n = dims->n[0], k = dims->k[0];
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  match.bKMajor = maps[1].getResults() == ArrayRef(results({n, k}));
+  if (maps[0].getResults() != ArrayRef(results({m, k})) ||
+      maps[2].getResults() != ArrayRef(results({m, n})) ||
+      (!match.bKMajor && maps[1].getResults() != ArrayRef(results({k, n}))))
+    return "operand layouts (A [b, m, k], B [b, n, k] or [b, k, n], C [b, m, "
+           "n])";
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  match.dims = *dims;
+  match.batchSize = dims->batch.empty() ? 1 : ranges[dims->batch[0]];
+  match.sizeM = ranges[m];
+  match.sizeN = ranges[n];
+  match.sizeK = ranges[k];
+  std::string why;
+  std::optional<GemmPlan> plan =
+      planBF16Gemm(chip, match.batchSize, match.sizeM, match.sizeN,
+                   match.sizeK, resultElement, why);
+  if (!plan)
+    return why;
+  match.plan = *plan;
+  return "";
+}
+
+/// linalg.matmul / batch_matmul of BF16 operands: the chip's BF16 GEMM
+/// (BF16Gemm.cpp: sm_90a wgmma, sm_100a/sm_103a tcgen05 .kind::f16,
+/// sm_120a mma.sync; C = A B^T per batch element, FP32 accumulation,
+/// rounded once to C's type).
 struct BF16GemmToGPU : OpInterfaceRewritePattern<linalg::LinalgOp> {
   BF16GemmToGPU(MLIRContext *ctx, const ::nvfp4::target::ChipInfo &chip)
       : OpInterfaceRewritePattern(ctx, /*benefit=*/2), chip(chip) {}
@@ -908,55 +982,16 @@ struct BF16GemmToGPU : OpInterfaceRewritePattern<linalg::LinalgOp> {
                                 PatternRewriter &rewriter) const override {
     if (failed(checkTopLevel(op, rewriter)))
       return failure();
-    if (!isa<linalg::MatmulOp, linalg::BatchMatmulOp>(op))
-      return rewriter.notifyMatchFailure(op, "not a matmul");
-    if (!op.hasPureTensorSemantics())
-      return rewriter.notifyMatchFailure(op, "not on tensors");
-    auto lhsType = dyn_cast<RankedTensorType>(op.getDpsInputs()[0].getType());
-    auto rhsType = dyn_cast<RankedTensorType>(op.getDpsInputs()[1].getType());
-    auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
-    if (!lhsType || !rhsType || !lhsType.getElementType().isBF16() ||
-        !rhsType.getElementType().isBF16() || !resultType.hasStaticShape() ||
-        !lhsType.hasStaticShape() || !rhsType.hasStaticShape())
-      return rewriter.notifyMatchFailure(op, "not static BF16 operands");
-    Type resultElement = resultType.getElementType();
-    if (!resultElement.isBF16() && !resultElement.isF32())
-      return rewriter.notifyMatchFailure(op, "C is neither bf16 nor f32");
-    if (!isZeroInit(op.getDpsInits()[0]))
-      return rewriter.notifyMatchFailure(op, "C is accumulated into");
-    FailureOr<linalg::ContractionDimensions> dims =
-        linalg::inferContractionDims(op);
-    if (failed(dims) || dims->m.size() != 1 || dims->n.size() != 1 ||
-        dims->k.size() != 1 || dims->batch.size() > 1)
-      return rewriter.notifyMatchFailure(op, "not one M, N, K, batch");
-    // The maps the kernel takes: A [b, m, k], C [b, m, n], B [b, n, k] or
-    // [b, k, n] (transposed first).
-    MLIRContext *ctx = op.getContext();
-    auto dim = [&](unsigned d) { return getAffineDimExpr(d, ctx); };
-    SmallVector<AffineExpr> batch;
-    if (!dims->batch.empty())
-      batch.push_back(dim(dims->batch[0]));
-    auto results = [&](std::initializer_list<unsigned> rest) {
-      SmallVector<AffineExpr> exprs(batch);
-      for (unsigned d : rest)
-        exprs.push_back(dim(d));
-      return exprs;
-    };
-    unsigned m = dims->m[0], n = dims->n[0], k = dims->k[0];
-    SmallVector<AffineMap> maps = op.getIndexingMapsArray();
-    bool bKMajor = maps[1].getResults() == ArrayRef(results({n, k}));
-    if (maps[0].getResults() != ArrayRef(results({m, k})) ||
-        maps[2].getResults() != ArrayRef(results({m, n})) ||
-        (!bKMajor && maps[1].getResults() != ArrayRef(results({k, n}))))
-      return rewriter.notifyMatchFailure(op, "operand layouts");
-    SmallVector<int64_t> ranges = op.getStaticLoopRanges();
-    int64_t batchSize = dims->batch.empty() ? 1 : ranges[dims->batch[0]];
-    int64_t sizeM = ranges[m], sizeN = ranges[n], sizeK = ranges[k];
-    std::string why;
-    std::optional<GemmPlan> plan = planBF16Gemm(
-        chip, batchSize, sizeM, sizeN, sizeK, resultElement, why);
-    if (!plan)
+    BF16GemmMatch match;
+    if (std::string why = matchBF16Gemm(op, chip, match); !why.empty())
       return rewriter.notifyMatchFailure(op, why);
+    const linalg::ContractionDimensions *dims = &match.dims;
+    int64_t batchSize = match.batchSize, sizeM = match.sizeM,
+            sizeN = match.sizeN, sizeK = match.sizeK;
+    bool bKMajor = match.bKMajor;
+    std::optional<GemmPlan> plan = match.plan;
+    auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
+    Type resultElement = resultType.getElementType();
     Location loc = op.getLoc();
     auto module = op->getParentOfType<ModuleOp>();
     auto bufferOf = [&](Value tensor) {
@@ -1007,10 +1042,43 @@ struct BF16GemmToGPU : OpInterfaceRewritePattern<linalg::LinalgOp> {
 } // namespace
 
 bool mlir::nvfp4::hasBF16GemmKernel(const ::nvfp4::target::ChipInfo &chip) {
-  // The route's wgmma pipeline: sm_90a (emulated block scales, TMA).
-  return chip.scaleSource == ::nvfp4::target::MmaScaleSource::Emulated &&
-         chip.has(::nvfp4::target::Instruction::Tma) &&
-         chip.has(::nvfp4::target::Instruction::MmaSyncBF16);
+  namespace tgt = ::nvfp4::target;
+  // Every GEMM kernel is fed by TMA. sm_100a/sm_103a: the tcgen05 kernel
+  // (.kind::f16); sm_120a: the mma.sync kernel (.bf16); sm_90a: the
+  // route's wgmma pipeline (emulated block scales). BF16Gemm.cpp.
+  if (!chip.has(tgt::Instruction::Tma))
+    return false;
+  return chip.has(tgt::Instruction::Tcgen05BlockScaleMma) ||
+         chip.has(tgt::Instruction::MmaSyncBlockScale) ||
+         (chip.scaleSource == tgt::MmaScaleSource::Emulated &&
+          chip.has(tgt::Instruction::MmaSyncBF16));
+}
+
+void mlir::nvfp4::warnAboutHostBF16Gemms(ModuleOp module,
+                                         const ::nvfp4::target::ChipInfo &chip) {
+  module.walk([&](linalg::LinalgOp op) {
+    if (!isa<linalg::MatmulOp, linalg::BatchMatmulOp>(op))
+      return;
+    if (llvm::none_of(op.getDpsInputs(), [](Value v) {
+          return getElementTypeOrSelf(v.getType()).getIntOrFloatBitWidth() ==
+                 16;
+        }))
+      return;
+    if (!hasBF16GemmKernel(chip)) {
+      op->emitWarning() << "this 16-bit GEMM stays on the host: there is no "
+                           "BF16 GEMM kernel for "
+                        << chip.name;
+      return;
+    }
+    BF16GemmMatch match;
+    std::string why = matchBF16Gemm(op, chip, match);
+    op->emitWarning() << "this 16-bit GEMM stays on the host: the " << chip.name
+                      << " BF16 GEMM kernel cannot take it ("
+                      << (why.empty() ? std::string("not at the top level of "
+                                                    "the function")
+                                      : why)
+                      << ")";
+  });
 }
 
 void mlir::nvfp4::populateProducerAmaxToGPUPatterns(

@@ -91,6 +91,11 @@ struct MmaSyncForm {
   /// MMAs per K step (codesRowBytes / 32) and the scale words of a row per
   /// K step (scaleStepBytes / 4).
   int64_t steps = 0, words = 0;
+  /// 16-bit operands (GemmPlan::denseOperands, the BF16 GEMM): mma.sync
+  /// m16n8k16 .bf16 -- its A and B fragments are the same bytes of 16 rows
+  /// x 32 bytes that ldmatrix.x4 loads for the block-scaled forms (PTX ISA
+  /// 9.7.14.5.8: a0 = row g, elements 2t, 2t + 1, ...) -- and no scales.
+  bool dense = false;
   SmallVector<int64_t, 4> scaleWord, byteId;
 };
 
@@ -99,6 +104,21 @@ tgt::Expected<MmaSyncForm> planMmaSyncForm(const GemmPlan &plan) {
   using Result = tgt::Expected<MmaSyncForm>;
   MmaSyncForm form;
   form.steps = plan.codesRowBytes() / tgt::kMmaRowBytes;
+  if (plan.denseOperands()) {
+    if (!plan.operandElement.isBF16())
+      return Result(tgt::Status::error(
+          "the 16-bit mma.sync GEMM takes BF16 operands"));
+    if (plan.quantizeOutput || plan.outputAmax)
+      return Result(
+          tgt::Status::error("the BF16 mma.sync GEMM stores C only"));
+    if (form.steps < 1 || plan.codesRowBytes() % tgt::kMmaRowBytes != 0)
+      return Result(tgt::Status::error(
+          "a K step of the BF16 mma.sync GEMM is a multiple of 16 elements"));
+    form.dense = true;
+    form.aType = form.bType = NVVM::MMATypes::bf16;
+    form.mmaK = 16;
+    return form;
+  }
   form.words = plan.scaleStepBytes() / 4;
   tgt::ScaleVecSize vec = tgt::ScaleVecSize::X4;
   if (plan.scaleBlockK == kMXBlockSize) {
@@ -209,6 +229,21 @@ struct MmaBlockScaleConsumer {
     Type f32 = b.getF32Type();
     auto resultType = LLVM::LLVMStructType::getLiteral(
         b.getContext(), {f32, f32, f32, f32});
+    if (form.dense) {
+      // mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32: the fragment
+      // words as they came from ldmatrix (two BF16 each).
+      Value d = NVVM::MmaOp::create(
+          b, loc, resultType, a, bRegs, c, ArrayRef<int64_t>{16, 8, 16},
+          std::nullopt, std::nullopt,
+          std::array<NVVM::MMATypes, 2>{NVVM::MMATypes::bf16,
+                                        NVVM::MMATypes::bf16},
+          std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row,
+                                         NVVM::MMALayout::col});
+      SmallVector<Value> out;
+      for (int64_t i = 0; i < 4; ++i)
+        out.push_back(LLVM::ExtractValueOp::create(b, loc, d, i));
+      return out;
+    }
     // Selectors {byte-id, thread-id 0}: the lanes of scaleWords.
     Value d = NVVM::MmaBlockScaleOp::create(
         b, loc, resultType, a, bRegs, c, scaleA, i16(byteId), i16(0), scaleB,
@@ -268,7 +303,7 @@ struct MmaBlockScaleConsumer {
           // Paired linear scales: all the group's words with its first
           // step; everything else per stage.
           bool paired = group == 2 && plan.scalesByTensorMap(op);
-          if (paired && member != 0)
+          if (form.dense || (paired && member != 0))
             return;
           words = scaleWords(stage, op, row,
                              paired ? 2 * form.words : form.words);
@@ -278,7 +313,9 @@ struct MmaBlockScaleConsumer {
         for (int64_t ni = 0; ni < kNTiles; ++ni)
           loadScales(plan.b, e.add(colsB[ni], g), sb[ni]);
         auto word = [&](const GemmOperand &op, ArrayRef<Value> words,
-                        int64_t step) {
+                        int64_t step) -> Value {
+          if (form.dense)
+            return Value();
           bool paired = group == 2 && plan.scalesByTensorMap(op);
           int64_t w = form.scaleWord[step];
           return words[paired ? member * form.words + w : w];
@@ -302,7 +339,7 @@ struct MmaBlockScaleConsumer {
               SmallVector<Value> d =
                   mma(fa[mi], fb[ni], ArrayRef<Value>(acc).slice(base, 4),
                       word(plan.a, sa[mi], step), word(plan.b, sb[ni], step),
-                      form.byteId[step]);
+                      form.dense ? 0 : form.byteId[step]);
               for (int64_t j = 0; j < 4; ++j)
                 acc[base + j] = d[j];
             }

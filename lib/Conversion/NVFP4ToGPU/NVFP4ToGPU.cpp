@@ -220,27 +220,6 @@ static LogicalResult checkLaunchGeometry(ModuleOp module) {
   return failure(result.wasInterrupted());
 }
 
-/// The GEMMs of 16-bit operands left on the host because `chip` has no
-/// kernel for them yet: a warning each, so that the host computation
-/// nvfp4-compile reports has its reason.
-static void warnAboutHostGemms(ModuleOp module,
-                               const ::nvfp4::target::ChipInfo &chip) {
-  if (hasBF16GemmKernel(chip))
-    return;
-  module.walk([&](linalg::LinalgOp op) {
-    if (!isa<linalg::MatmulOp, linalg::BatchMatmulOp>(op))
-      return;
-    if (llvm::any_of(op.getDpsInputs(), [](Value v) {
-          return getElementTypeOrSelf(v.getType()).getIntOrFloatBitWidth() ==
-                 16;
-        }))
-      op->emitWarning() << "this 16-bit GEMM stays on the host: there is no "
-                           "BF16 GEMM kernel for "
-                        << chip.name
-                        << " yet (sm_90a has one: wgmma fed by TMA)";
-  });
-}
-
 struct ConvertNVFP4ToGPUPass
     : public mlir::nvfp4::impl::ConvertNVFP4ToGPUBase<ConvertNVFP4ToGPUPass> {
   using Base::Base;
@@ -301,7 +280,6 @@ struct ConvertNVFP4ToGPUPass
     }
     populateTransposeToGPUPatterns(converter, patterns);
     populatePackingToGPUPatterns(converter, patterns);
-    warnAboutHostGemms(module, *chipInfo);
 
     ConversionTarget target(*ctx);
     target.addLegalDialect<arith::ArithDialect,
@@ -327,6 +305,7 @@ struct ConvertNVFP4ToGPUPass
     for (auto function : module.getOps<func::FuncOp>())
       (void)applyPatternsGreedily(function.getBody(), frozen, config);
     warnAboutHostLoops(module);
+    warnAboutHostBF16Gemms(module, *chipInfo);
     if (failed(checkLaunchGeometry(module)))
       signalPassFailure();
   }

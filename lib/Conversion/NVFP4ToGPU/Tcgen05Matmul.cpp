@@ -190,6 +190,9 @@ struct Tcgen05Constants {
   /// cta_group::2 (GemmSchedule::ctaGroup): the leader (rank 0) issues the
   /// MMAs for both CTAs of the pair.
   bool pair = false;
+  /// 16-bit operands (GemmPlan::denseOperands): tcgen05.mma .kind::f16 with
+  /// instrDesc, no scales, no tcgen05.cp.
+  bool dense = false;
   /// The pair's overlapping accumulators: tile i accumulates at column
   /// kOverlapShift * (i % 2), so tile i + 1 overlaps only half of tile i's
   /// 256 columns, the half its epilogue drains (and releases) first.
@@ -209,12 +212,148 @@ struct Tcgen05Constants {
   int64_t accBarrierOffset = 0, accEmptyOffset = 0, tmemSlotOffset = 0;
 };
 
+/// The block-scaled MMA of `plan` (NVFP4 .kind::mxf4nvf4, MX .kind::mxf8f6f4 /
+/// .kind::mxf4): its descriptors and the scales each MMA step reads; "" or
+/// why not.
+std::string planBlockScaledMma(const GemmPlan &plan, tgt::CtaGroup group,
+                               Tcgen05Constants &c) {
+  auto idesc =
+      tgt::encodeNvfp4InstrDesc(group, plan.tileM * plan.ctaGroup, plan.tileN);
+  if (!idesc.ok())
+    return idesc.message();
+  c.instrDesc = idesc->Value;
+  // The MX kinds: both operands' codes are one 128-byte row per K step
+  // (MXFP8 128 codes, MXFP4 256), 4 MMAs of 32 bytes, like NVFP4's; only
+  // the descriptor and the scales each MMA reads differ.
+  tgt::ScaleVecSize vecSize = tgt::ScaleVecSize::X4;
+  bool mx = plan.scaleBlockK == kMXBlockSize;
+  if (mx) {
+    auto elementOf = [](const GemmOperand &op) -> std::optional<
+                                                   tgt::ElementType> {
+      Type t = op.type.getElementType();
+      if (isa<Float8E4M3FNType>(t))
+        return tgt::ElementType::E4M3;
+      if (isa<Float8E5M2Type>(t))
+        return tgt::ElementType::E5M2;
+      if (isa<Float4E2M1FNType>(t))
+        return tgt::ElementType::E2M1;
+      return std::nullopt;
+    };
+    std::optional<tgt::ElementType> aType = elementOf(plan.a),
+                                    bType = elementOf(plan.b);
+    if (!aType || !bType)
+      return std::string("unexpected MX element type");
+    bool fp4 = *aType == tgt::ElementType::E2M1;
+    if (fp4 != (*bType == tgt::ElementType::E2M1))
+      return std::string("MXFP8 x MXFP4 has no tcgen05 form here (.kind::mxf8f6f4 "
+                  "reads E2M1 from byte containers, not MXFP4's packed "
+                  "codes)");
+    if (c.pair)
+      return std::string("the CTA pair (_cg2) is built for NVFP4 only");
+    if (plan.mmaK != kMmaK)
+      return std::string("the K = 96 MMA (_mk96) is an NVFP4 form (.kind::mxf4nvf4)");
+    if (plan.codesRowBytes() != tgt::kKStepRowBytes)
+      return std::string("an MX K step of the tcgen05 kernel is 128 code bytes a row "
+                  "(K step 128 for MXFP8, 256 for MXFP4)");
+    c.kind = fp4 ? NVVM::MMABlockScaleKind::MXF4
+                 : NVVM::MMABlockScaleKind::MXF8F6F4;
+    c.blockScale = NVVM::Tcgen05MMABlockScale::BLOCK32;
+    vecSize = fp4 ? tgt::ScaleVecSize::X2 : tgt::ScaleVecSize::X1;
+    for (int64_t j = 0; j < kMmaSteps; ++j) {
+      auto scales = tgt::getKStepMmaScales(vecSize, j);
+      if (!scales.ok())
+        return scales.message();
+      auto mxDesc = tgt::encodeMXInstrDesc(
+          fp4 ? tgt::MmaKind::MXF4 : tgt::MmaKind::MXF8F6F4, *aType, *bType,
+          group, plan.tileM, plan.tileN, scales->ScaleFactorId);
+      if (!mxDesc.ok())
+        return mxDesc.message();
+      c.stepInstrDesc[j] = mxDesc->Value;
+      c.stepScaleAtom[j] = scales->ScaleAtom;
+      c.stepScaleId[j] = scales->ScaleFactorId;
+    }
+  } else {
+    for (int64_t j = 0; j < kMmaSteps; ++j) {
+      c.stepInstrDesc[j] = c.instrDesc;
+      c.stepScaleAtom[j] = j;
+    }
+  }
+  c.scaleAtomsPerStep = tgt::getKStepScaleAtoms(vecSize);
+  if (plan.scaleAtomsPerStep() != c.scaleAtomsPerStep)
+    return std::string("the K step's scale atoms do not match the MMA's scale "
+                "vector");
+  return "";
+}
+
+/// The tcgen05.cp of the scale atoms and their Tensor Memory columns.
+std::string planScaleCopies(const GemmPlan &plan, Tcgen05Constants &c) {
+  auto copies =
+      tgt::planScaleFactorCopy(plan.tileM, plan.scaleStepBytes(), 0);
+  if (!copies.ok())
+    return copies.message();
+  if (copies->AtomsM != 1 || copies->AtomsK != c.scaleAtomsPerStep ||
+      copies->ColumnsPerMmaStep != kScaleColumnsPerStep)
+    return std::string("unexpected tcgen05.cp plan for the scale tile");
+  auto scalesDesc = tgt::encodeTcgen05SmemDescriptor(copies->FirstAtom);
+  if (!scalesDesc.ok())
+    return scalesDesc.message();
+  c.scalesDesc = scalesDesc->Value;
+  c.atomStrideK = copies->AtomStrideK;
+  // B's scale rows: the 128 x 128 tile's, or the pair's 256 (two atoms per
+  // MMA step, copied to columns +0 and +4 of its 8).
+  auto copiesB =
+      tgt::planScaleFactorCopy(plan.tileN, plan.scaleStepBytes(), 0);
+  if (!copiesB.ok())
+    return copiesB.message();
+  if (copiesB->AtomStrideK != copies->AtomStrideK ||
+      copiesB->FirstAtom.StrideDimByteOffset !=
+          copies->FirstAtom.StrideDimByteOffset)
+    return std::string("unexpected tcgen05.cp plan for B's scale tile");
+  c.atomsMB = copiesB->AtomsM;
+  c.atomStrideMB = copiesB->AtomStrideM;
+  c.sfbColumnsPerStep = copiesB->ColumnsPerMmaStep;
+  c.scaleColumnsPerStage =
+      c.scaleAtomsPerStep * (kScaleColumnsPerStep + c.sfbColumnsPerStep);
+  return "";
+}
+
+/// The .kind::f16 MMA of 16-bit operands (GemmPlan::denseOperands; the
+/// BF16 GEMM, BF16Gemm.cpp): 4 MMAs of K = 16 per 64-element K step, the
+/// same 32 bytes of every 128-byte swizzle row as a block-scaled step's
+/// MMAs read, and no scales (docs/Blackwell.md section 12).
+std::string planDenseMma(const GemmPlan &plan, tgt::CtaGroup group,
+                         Tcgen05Constants &c) {
+  if (c.pair)
+    return "the CTA pair (_cg2) is built for block-scaled operands only";
+  if (plan.mmaK != kMmaK)
+    return "the K = 96 MMA (_mk96) is a block-scaled form (.kind::mxf4nvf4)";
+  if (!plan.operandElement.isBF16())
+    return "the 16-bit tcgen05 GEMM takes BF16 operands";
+  if (plan.codesRowBytes() != tgt::kKStepRowBytes ||
+      plan.codesRowBytes() / tgt::kMmaRowBytes != kMmaSteps)
+    return "a K step of the BF16 tcgen05 GEMM is 64 elements (128 bytes) a "
+           "row";
+  if (plan.quantizeOutput || plan.outputAmax)
+    return "the BF16 tcgen05 GEMM stores C only";
+  auto idesc = tgt::encodeBF16InstrDesc(group, plan.tileM, plan.tileN);
+  if (!idesc.ok())
+    return idesc.message();
+  c.dense = true;
+  c.instrDesc = idesc->Value;
+  for (int64_t j = 0; j < kMmaSteps; ++j)
+    c.stepInstrDesc[j] = c.instrDesc;
+  c.scaleAtomsPerStep = 0;
+  c.scaleColumnsPerStage = 0;
+  return "";
+}
+
 tgt::Expected<Tcgen05Constants> planConstants(const GemmPlan &plan) {
   using Result = tgt::Expected<Tcgen05Constants>;
   auto fail = [](const std::string &why) {
     return Result(tgt::Status::error(why));
   };
-  if (plan.scaleStaging != GemmScaleStaging::Atoms128x4 ||
+  if ((!plan.denseOperands() &&
+       plan.scaleStaging != GemmScaleStaging::Atoms128x4) ||
       plan.stageRelease != GemmStageRelease::Tcgen05Commit)
     return fail("the pipeline plan is not laid out for tcgen05");
   if (plan.splitK > 1)
@@ -247,71 +386,11 @@ tgt::Expected<Tcgen05Constants> planConstants(const GemmPlan &plan) {
                   "pair's 128 x 256 per CTA, _c2_cg2)");
   }
   tgt::CtaGroup group = c.pair ? tgt::CtaGroup::Two : tgt::CtaGroup::One;
-  auto idesc =
-      tgt::encodeNvfp4InstrDesc(group, plan.tileM * plan.ctaGroup, plan.tileN);
-  if (!idesc.ok())
-    return fail(idesc.message());
-  c.instrDesc = idesc->Value;
-  // The MX kinds: both operands' codes are one 128-byte row per K step
-  // (MXFP8 128 codes, MXFP4 256), 4 MMAs of 32 bytes, like NVFP4's; only
-  // the descriptor and the scales each MMA reads differ.
-  tgt::ScaleVecSize vecSize = tgt::ScaleVecSize::X4;
-  bool mx = plan.scaleBlockK == kMXBlockSize;
-  if (mx) {
-    auto elementOf = [](const GemmOperand &op) -> std::optional<
-                                                   tgt::ElementType> {
-      Type t = op.type.getElementType();
-      if (isa<Float8E4M3FNType>(t))
-        return tgt::ElementType::E4M3;
-      if (isa<Float8E5M2Type>(t))
-        return tgt::ElementType::E5M2;
-      if (isa<Float4E2M1FNType>(t))
-        return tgt::ElementType::E2M1;
-      return std::nullopt;
-    };
-    std::optional<tgt::ElementType> aType = elementOf(plan.a),
-                                    bType = elementOf(plan.b);
-    if (!aType || !bType)
-      return fail("unexpected MX element type");
-    bool fp4 = *aType == tgt::ElementType::E2M1;
-    if (fp4 != (*bType == tgt::ElementType::E2M1))
-      return fail("MXFP8 x MXFP4 has no tcgen05 form here (.kind::mxf8f6f4 "
-                  "reads E2M1 from byte containers, not MXFP4's packed "
-                  "codes)");
-    if (c.pair)
-      return fail("the CTA pair (_cg2) is built for NVFP4 only");
-    if (plan.mmaK != kMmaK)
-      return fail("the K = 96 MMA (_mk96) is an NVFP4 form (.kind::mxf4nvf4)");
-    if (plan.codesRowBytes() != tgt::kKStepRowBytes)
-      return fail("an MX K step of the tcgen05 kernel is 128 code bytes a row "
-                  "(K step 128 for MXFP8, 256 for MXFP4)");
-    c.kind = fp4 ? NVVM::MMABlockScaleKind::MXF4
-                 : NVVM::MMABlockScaleKind::MXF8F6F4;
-    c.blockScale = NVVM::Tcgen05MMABlockScale::BLOCK32;
-    vecSize = fp4 ? tgt::ScaleVecSize::X2 : tgt::ScaleVecSize::X1;
-    for (int64_t j = 0; j < kMmaSteps; ++j) {
-      auto scales = tgt::getKStepMmaScales(vecSize, j);
-      if (!scales.ok())
-        return fail(scales.message());
-      auto mxDesc = tgt::encodeMXInstrDesc(
-          fp4 ? tgt::MmaKind::MXF4 : tgt::MmaKind::MXF8F6F4, *aType, *bType,
-          group, plan.tileM, plan.tileN, scales->ScaleFactorId);
-      if (!mxDesc.ok())
-        return fail(mxDesc.message());
-      c.stepInstrDesc[j] = mxDesc->Value;
-      c.stepScaleAtom[j] = scales->ScaleAtom;
-      c.stepScaleId[j] = scales->ScaleFactorId;
-    }
-  } else {
-    for (int64_t j = 0; j < kMmaSteps; ++j) {
-      c.stepInstrDesc[j] = c.instrDesc;
-      c.stepScaleAtom[j] = j;
-    }
-  }
-  c.scaleAtomsPerStep = tgt::getKStepScaleAtoms(vecSize);
-  if (plan.scaleAtomsPerStep() != c.scaleAtomsPerStep)
-    return fail("the K step's scale atoms do not match the MMA's scale "
-                "vector");
+  if (std::string why = plan.denseOperands()
+                            ? planDenseMma(plan, group, c)
+                            : planBlockScaledMma(plan, group, c);
+      !why.empty())
+    return fail(why);
   if (plan.mmaK != kMmaK) {
     if (plan.mmaK != 96)
       return fail("the tcgen05 MMA has K = 64 or 96");
@@ -366,33 +445,9 @@ tgt::Expected<Tcgen05Constants> planConstants(const GemmPlan &plan) {
     c.codesDescK96 = absolute->Value;
   }
 
-  auto copies =
-      tgt::planScaleFactorCopy(plan.tileM, plan.scaleStepBytes(), 0);
-  if (!copies.ok())
-    return fail(copies.message());
-  if (copies->AtomsM != 1 || copies->AtomsK != c.scaleAtomsPerStep ||
-      copies->ColumnsPerMmaStep != kScaleColumnsPerStep)
-    return fail("unexpected tcgen05.cp plan for the scale tile");
-  auto scalesDesc = tgt::encodeTcgen05SmemDescriptor(copies->FirstAtom);
-  if (!scalesDesc.ok())
-    return fail(scalesDesc.message());
-  c.scalesDesc = scalesDesc->Value;
-  c.atomStrideK = copies->AtomStrideK;
-  // B's scale rows: the 128 x 128 tile's, or the pair's 256 (two atoms per
-  // MMA step, copied to columns +0 and +4 of its 8).
-  auto copiesB =
-      tgt::planScaleFactorCopy(plan.tileN, plan.scaleStepBytes(), 0);
-  if (!copiesB.ok())
-    return fail(copiesB.message());
-  if (copiesB->AtomStrideK != copies->AtomStrideK ||
-      copiesB->FirstAtom.StrideDimByteOffset !=
-          copies->FirstAtom.StrideDimByteOffset)
-    return fail("unexpected tcgen05.cp plan for B's scale tile");
-  c.atomsMB = copiesB->AtomsM;
-  c.atomStrideMB = copiesB->AtomStrideM;
-  c.sfbColumnsPerStep = copiesB->ColumnsPerMmaStep;
-  c.scaleColumnsPerStage =
-      c.scaleAtomsPerStep * (kScaleColumnsPerStep + c.sfbColumnsPerStep);
+  if (!c.dense)
+    if (std::string why = planScaleCopies(plan, c); !why.empty())
+      return fail(why);
 
   // Two accumulator stages where they leave room for the scales. The
   // pair's 256 columns per stage do not: like CUTLASS's 2-SM kernel
@@ -404,7 +459,7 @@ tgt::Expected<Tcgen05Constants> planConstants(const GemmPlan &plan) {
   c.overlapAcc = c.pair;
   c.scaleColumnBase =
       c.accStages * plan.tileN + (c.overlapAcc ? kOverlapShift : 0);
-  c.scaleSlots = c.overlapAcc ? 2 : plan.stages;
+  c.scaleSlots = c.dense ? 0 : c.overlapAcc ? 2 : plan.stages;
   if (c.scaleSlots > plan.stages)
     return fail("the CTA pair needs at least 2 stages");
   auto columns = tgt::getTmemAllocColumns(
@@ -678,6 +733,8 @@ struct Tcgen05Kernel {
     ifThen(e.eq(e.laneId(), 0), [&] {
       Value stage = arith::RemUIOp::create(b, loc, kStep, e.c32(plan.stages));
       Value base = sharedAddress(e.stagePtr(stage));
+      if (c.dense)
+        return emitDenseMmas(base, tileStep, acc, stage);
       Value slot = stage;
       if (c.scaleSlots < plan.stages) {
         // The slot's previous contents (ring step kStep - scaleSlots) are
@@ -743,6 +800,35 @@ struct Tcgen05Kernel {
       // The stage is free once these MMAs (and the copies) completed.
       commit(e.emptyBarrier(stage));
     });
+  }
+
+  /// The 4 MMAs of one K step of 16-bit operands (c.dense) from the stage
+  /// at shared address `base`: MMA j reads bytes 32j..32j+31 (K = 16j ..
+  /// 16j + 15) of every row, as a block-scaled step's MMA j does, so the
+  /// descriptors are the same; no scales. Then the stage's commit.
+  void emitDenseMmas(Value base, Value tileStep, Value acc, Value stage) {
+    const GemmPlan &plan = e.plan;
+    Value accumulate = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne,
+                                             tileStep, e.c32(0));
+    Value always = arith::ConstantIntOp::create(b, loc, b.getI1Type(), 1);
+    for (int64_t step = 0; step < kMmaSteps; ++step) {
+      int64_t kOffset = step * tgt::kMmaRowBytes;
+      Value aDesc = descriptor(
+          c.codesDesc, e.add(base, e.c32(plan.a.codesOffset + kOffset)));
+      Value bDesc = descriptor(
+          c.codesDesc, e.add(base, e.c32(plan.b.codesOffset + kOffset)));
+      NVVM::Tcgen05MMAOp::create(
+          b, loc, NVVM::Tcgen05MMAKindAttr::get(ctx(), NVVM::Tcgen05MMAKind::F16),
+          group(),
+          NVVM::Tcgen05MMACollectorOpAttr::get(
+              ctx(), NVVM::Tcgen05MMACollectorOp::DISCARD),
+          /*aShift=*/UnitAttr(),
+          tmemPtr(acc), aDesc, bDesc,
+          e.c32(static_cast<int32_t>(c.stepInstrDesc[step])),
+          step == 0 ? accumulate : always, /*scaleInputD=*/Value(),
+          /*disableOutputLane=*/Value());
+    }
+    commit(e.emptyBarrier(stage));
   }
 
   void emitMainloop(Value stepBase, Value acc) {

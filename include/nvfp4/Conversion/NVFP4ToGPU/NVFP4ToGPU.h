@@ -147,7 +147,7 @@ void populateRowKernelAmaxPatterns(RewritePatternSet &patterns);
 /// loop) or one reduction loop (one warp per output element, lanes combined
 /// by shuffles), constant fills (gpu.memset), tensor reshapes (buffer views),
 /// and -- where hasBF16GemmKernel(chip) -- linalg.matmul / batch_matmul of
-/// BF16 operands (the route's wgmma GEMM). What they do not take stays on
+/// BF16 operands (the chip's BF16 GEMM). What they do not take stays on
 /// the host, which nvfp4-compile reports.
 /// Plain rewrite patterns on tensors (run after the conversion of the
 /// nvfp4 ops, whose results are then tensors of device buffers).
@@ -174,9 +174,18 @@ void warnAboutHostLoops(ModuleOp module);
 void populateProducerAmaxToGPUPatterns(RewritePatternSet &patterns,
                                        const ::nvfp4::target::ChipInfo &chip);
 
-/// Whether `chip` has a BF16 GEMM kernel (sm_90a's wgmma route; the
-/// tcgen05 kind::f16 and mma.sync BF16 ones are not written yet).
+/// Whether `chip` has a BF16 GEMM kernel: sm_90a's wgmma route, the
+/// tcgen05 .kind::f16 kernel of sm_100a/sm_103a, sm_120a's mma.sync .bf16
+/// kernel (BF16Gemm.cpp). A shape one of them cannot take stays on the
+/// host (warnAboutHostBF16Gemms says why).
 bool hasBF16GemmKernel(const ::nvfp4::target::ChipInfo &chip);
+
+/// A warning on each linalg.matmul / batch_matmul of 16-bit operands left
+/// in `module` after populateLinalgToGPUPatterns, with the reason (no
+/// kernel for the chip, or what the chip's kernel cannot take): the host
+/// computation nvfp4-compile reports then says why.
+void warnAboutHostBF16Gemms(ModuleOp module,
+                            const ::nvfp4::target::ChipInfo &chip);
 
 } // namespace nvfp4
 } // namespace mlir
