@@ -23,8 +23,10 @@ mkdir -p "$OUT_DIR"
 
 # A single block: the default policy (the paper's 2 first and 8 last of 62
 # blocks, scaled to the depth) keeps no block in BF16 by position; attention
-# BMMs stay BF16 by kind. The norms, softmax and attention BMMs stay on the
-# host: nvfp4-compile warns about them (the bundle is kernels, not a model).
+# BMMs stay BF16 by kind. The norms, softmax, SwiGLU and residual adds are
+# kernels, and the attention BMMs are tcgen05 .kind::f16 BF16 GEMMs: the
+# bundle is the whole block (compiled and assembled; GB300 is not here to
+# run it).
 block=$ROOT/examples/llama_block.mlir
 echo "== nvfp4-compile ${block#$ROOT/} --chip=sm_103a (GB300)"
 "$BUILD_DIR/bin/nvfp4-compile" "$block" --chip=sm_103a --print-report \

@@ -474,10 +474,10 @@ nvfp4::target::getKStepMmaScales(ScaleVecSize VecSize, uint32_t Index) {
 Expected<F16InstrDesc>
 nvfp4::target::encodeF16InstrDesc(const F16MmaConfig &Config) {
   const char *Table = " (PTX ISA 9.7.16.2.1 Table 39)";
-  std::string Where = std::string("tcgen05.mma .kind::f16 ") +
-                      (Config.Group == CtaGroup::One ? ".cta_group::1"
-                                                     : ".cta_group::2") +
-                      " dense";
+  std::string Where =
+      std::string("tcgen05.mma .kind::f16 ") +
+      (Config.Group == CtaGroup::One ? ".cta_group::1" : ".cta_group::2") +
+      " dense";
   // Table 39: .f16 x .f16 accumulates in .f16 or .f32, .bf16 only in .f32;
   // A and B are one type (atype and btype are separate fields, but every
   // row of the table lists them together).
@@ -510,15 +510,13 @@ nvfp4::target::encodeF16InstrDesc(const F16MmaConfig &Config) {
   Desc.NDim = N >> 3;
   Desc.MDim = M >> 4;
   Desc.Value = Desc.DType << 4 | Desc.AType << 7 | Desc.BType << 10 |
-               Desc.NegateA << 13 | Desc.NegateB << 14 |
-               Desc.TransposeA << 15 | Desc.TransposeB << 16 |
-               Desc.NDim << 17 | Desc.MDim << 24;
+               Desc.NegateA << 13 | Desc.NegateB << 14 | Desc.TransposeA << 15 |
+               Desc.TransposeB << 16 | Desc.NDim << 17 | Desc.MDim << 24;
   return Desc;
 }
 
-Expected<F16InstrDesc> nvfp4::target::encodeBF16InstrDesc(CtaGroup Group,
-                                                          uint32_t M,
-                                                          uint32_t N) {
+Expected<F16InstrDesc>
+nvfp4::target::encodeBF16InstrDesc(CtaGroup Group, uint32_t M, uint32_t N) {
   F16MmaConfig Config;
   Config.Group = Group;
   Config.M = M;

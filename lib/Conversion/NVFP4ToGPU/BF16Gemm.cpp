@@ -50,8 +50,8 @@ constexpr int64_t kMmaSyncBF16TileK = 32;
 /// The operands of a BF16 plan, described as block-scaled tensors of the
 /// same shape ([batch, rows, K]); with GemmPlan::operandElement no part of
 /// a kernel reads their codes or scales as such.
-BlockScaledTensorType planOperand(MLIRContext *ctx, int64_t batch,
-                                  int64_t rows, int64_t paddedK) {
+BlockScaledTensorType planOperand(MLIRContext *ctx, int64_t batch, int64_t rows,
+                                  int64_t paddedK) {
   return BlockScaledTensorType::get(ctx, {batch, rows, paddedK}, {1, 16});
 }
 
@@ -61,9 +61,8 @@ BlockScaledTensorType planOperand(MLIRContext *ctx, int64_t batch,
 /// (the NVFP4 rule's reason: the epilogue of a tile under the next tile's
 /// MMAs), C by the TMA store where its rows allow it.
 std::optional<GemmPlan> planTcgen05BF16Gemm(const tgt::ChipInfo &chip,
-                                            int64_t batch, int64_t m,
-                                            int64_t n, int64_t k,
-                                            Type resultElement,
+                                            int64_t batch, int64_t m, int64_t n,
+                                            int64_t k, Type resultElement,
                                             std::string &whyNot) {
   MLIRContext *ctx = resultElement.getContext();
   GemmSchedule schedule;
@@ -98,9 +97,8 @@ std::optional<GemmPlan> planTcgen05BF16Gemm(const tgt::ChipInfo &chip,
 /// 64) with 6 stages of 16 KiB (96 KiB of the 99), C by the TMA store
 /// (staged over the idle ring) where its rows allow it.
 std::optional<GemmPlan> planMmaSyncBF16Gemm(const tgt::ChipInfo &chip,
-                                            int64_t batch, int64_t m,
-                                            int64_t n, int64_t k,
-                                            Type resultElement,
+                                            int64_t batch, int64_t m, int64_t n,
+                                            int64_t k, Type resultElement,
                                             std::string &whyNot) {
   MLIRContext *ctx = resultElement.getContext();
   GemmSchedule schedule;
@@ -120,8 +118,8 @@ std::optional<GemmPlan> planMmaSyncBF16Gemm(const tgt::ChipInfo &chip,
     schedule.tmaStore = false;
     plan = planFor(schedule);
   }
-  whyNot = mmaBlockScaleGemmUnsupportedReason(plan,
-                                              chip.maxSharedMemoryPerBlock);
+  whyNot =
+      mmaBlockScaleGemmUnsupportedReason(plan, chip.maxSharedMemoryPerBlock);
   if (!whyNot.empty())
     return std::nullopt;
   return plan;
@@ -225,11 +223,11 @@ void kernels::launchBF16Gemm(OpBuilder &b, Location loc, ModuleOp module,
     kernel = buildTcgen05GemmKernel(module, plan, argTypes,
                                     (name + "_tcgen05_" + plan.name()).str());
   else if (plan.chip->has(tgt::Instruction::MmaSyncBlockScale))
-    kernel = buildMmaBlockScaleGemmKernel(
-        module, plan, argTypes, (name + "_mma_" + plan.name()).str());
+    kernel = buildMmaBlockScaleGemmKernel(module, plan, argTypes,
+                                          (name + "_mma_" + plan.name()).str());
   else
-    kernel = buildDecodeWgmmaGemmKernel(
-        module, plan, argTypes, (name + "_wgmma_" + plan.name()).str());
+    kernel = buildDecodeWgmmaGemmKernel(module, plan, argTypes,
+                                        (name + "_wgmma_" + plan.name()).str());
   launchKernel(b, loc, kernel, plan.grid(), plan.threads(),
                plan.sharedMemoryBytes(), args);
 }

@@ -275,8 +275,8 @@ FailureOr<GemmSchedule> kernels::parseGemmSchedule(StringRef text,
 GemmPlan kernels::makeGemmPlan(const ::nvfp4::target::ChipInfo &chip,
                                const GemmSchedule &schedule,
                                BlockScaledTensorType lhs,
-                               BlockScaledTensorType rhs,
-                               Type resultElement, Type operandElement) {
+                               BlockScaledTensorType rhs, Type resultElement,
+                               Type operandElement) {
   GemmPlan plan;
   static_cast<GemmSchedule &>(plan) = schedule;
   plan.batch = product(lhs.getBatchShape());
@@ -339,7 +339,7 @@ GemmPlan kernels::makeGemmPlan(const ::nvfp4::target::ChipInfo &chip,
     if (dense)
       op->scaleTileBytes = 0;
     else if (op->type.getLayout() == ScaleLayout::Swizzled128x4 ||
-        plan.scaleStaging == GemmScaleStaging::Atoms128x4)
+             plan.scaleStaging == GemmScaleStaging::Atoms128x4)
       // tileRows / 128 row atoms x 4 (or 2) column atoms of 512 bytes.
       op->scaleTileBytes = op->tileRows / 128 * plan.scaleAtomsPerStep() * 512;
     else

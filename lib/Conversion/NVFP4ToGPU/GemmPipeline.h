@@ -814,11 +814,14 @@ gpu::GPUFuncOp buildDecodeWgmmaGemmKernel(ModuleOp module,
                                           TypeRange argTypes, StringRef name);
 
 /// The plan of the BF16 GEMM C[batch, m, n] = alpha * A B^T (A [batch, m,
-/// k], B [batch, n, k], BF16, row-major) on the decoder-warpgroup kernel
-/// fed by TMA from the operands (GemmPlan::operandElement = BF16; 128 x 128
-/// or 128 x 256 tiles, 4 stages, persistent; K zero-padded to the K step by
-/// the tensor maps), or nothing with `whyNot` set. The chip must have the
-/// route's kernel (hasBF16GemmKernel). Defined in BF16Gemm.cpp.
+/// k], B [batch, n, k], BF16, row-major) fed by TMA from the operands (K
+/// zero-padded to the K step by the tensor maps): on sm_90a the route's
+/// kernel (GemmPlan::operandElement = BF16; 128 x 128 or 128 x 256 tiles, 4
+/// decoded stages, persistent), on sm_100a/sm_103a the tcgen05 kernel
+/// (.kind::f16, 128 x 128 x 64, 6 stages), on sm_120a the mma.sync kernel
+/// (m16n8k16 .bf16, 128 x 128 x 32, 6 stages) -- or nothing with `whyNot`
+/// set (the shape, or no kernel for the chip: hasBF16GemmKernel). Defined
+/// in BF16Gemm.cpp.
 std::optional<GemmPlan> planBF16Gemm(const ::nvfp4::target::ChipInfo &chip,
                                      int64_t batch, int64_t m, int64_t n,
                                      int64_t k, Type resultElement,
@@ -827,7 +830,8 @@ std::optional<GemmPlan> planBF16Gemm(const ::nvfp4::target::ChipInfo &chip,
 /// Launches the BF16 GEMM of `plan` (planBF16Gemm) on the flat BF16 device
 /// buffers `lhs` and `rhs` (K = `k` elements a row) into the flat buffer
 /// `result`, scaled by the f32 `alpha`; the kernel is named
-/// `name`_wgmma_<schedule>. Defined in BF16Gemm.cpp.
+/// `name`_wgmma_<schedule> (sm_90a), `name`_tcgen05_<schedule> (sm_100a,
+/// sm_103a) or `name`_mma_<schedule> (sm_120a). Defined in BF16Gemm.cpp.
 void launchBF16Gemm(OpBuilder &b, Location loc, ModuleOp module,
                     const GemmPlan &plan, int64_t k, Value lhs, Value rhs,
                     Value alpha, Value result, StringRef name);
@@ -860,9 +864,9 @@ void launchMXBlockScaledGemm(OpBuilder &b, Location loc, ModuleOp module,
 /// 128-byte swizzle, scales as 128x4 atoms) feeding one MMA warp that
 /// moves the scales to Tensor Memory with tcgen05.cp and issues
 /// tcgen05.mma.cta_group::1.kind::mxf4nvf4.block_scale.block16 (or, for
-/// the CTA pair, .cta_group::2 from the leader CTA), and four epilogue
-/// warps that read the accumulator with tcgen05.ld. Defined in
-/// Tcgen05Matmul.cpp.
+/// the CTA pair, .cta_group::2 from the leader CTA; with denseOperands
+/// .kind::f16 and no scales), and four epilogue warps that read the
+/// accumulator with tcgen05.ld. Defined in Tcgen05Matmul.cpp.
 gpu::GPUFuncOp buildTcgen05GemmKernel(ModuleOp module, const GemmPlan &plan,
                                       TypeRange argTypes, StringRef name);
 
@@ -907,7 +911,8 @@ GemmSchedule chooseTcgen05Schedule(const ::nvfp4::target::ChipInfo &chip,
 
 /// Builds the sm_120a kernel: the shared pipeline with consumers that feed
 /// the codes and the scales (in registers) to mma.sync.m16n8k64
-/// .kind::mxf4nvf4.block_scale.scale_vec::4X. Defined in
+/// .kind::mxf4nvf4.block_scale.scale_vec::4X (with denseOperands: BF16
+/// fragments to mma.sync.m16n8k16 .bf16, no scales). Defined in
 /// MmaBlockScaleMatmul.cpp.
 gpu::GPUFuncOp buildMmaBlockScaleGemmKernel(ModuleOp module,
                                             const GemmPlan &plan,

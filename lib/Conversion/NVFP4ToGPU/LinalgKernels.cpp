@@ -962,8 +962,8 @@ std::string matchBF16Gemm(linalg::LinalgOp op,
   match.sizeK = ranges[k];
   std::string why;
   std::optional<GemmPlan> plan =
-      planBF16Gemm(chip, match.batchSize, match.sizeM, match.sizeN,
-                   match.sizeK, resultElement, why);
+      planBF16Gemm(chip, match.batchSize, match.sizeM, match.sizeN, match.sizeK,
+                   resultElement, why);
   if (!plan)
     return why;
   match.plan = *plan;
@@ -1054,8 +1054,8 @@ bool mlir::nvfp4::hasBF16GemmKernel(const ::nvfp4::target::ChipInfo &chip) {
           chip.has(tgt::Instruction::MmaSyncBF16));
 }
 
-void mlir::nvfp4::warnAboutHostBF16Gemms(ModuleOp module,
-                                         const ::nvfp4::target::ChipInfo &chip) {
+void mlir::nvfp4::warnAboutHostBF16Gemms(
+    ModuleOp module, const ::nvfp4::target::ChipInfo &chip) {
   module.walk([&](linalg::LinalgOp op) {
     if (!isa<linalg::MatmulOp, linalg::BatchMatmulOp>(op))
       return;

@@ -33,6 +33,11 @@
 //     the TMA-store epilogue (_ts) stages per m16 block with stmatrix.
 //
 //
+// BF16 operands (GemmPlan::denseOperands, the BF16 GEMM of BF16Gemm.cpp;
+// docs/Blackwell.md section 12) take the same consumers with
+// mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 and no scales: the
+// ldmatrix.x4 fragments of 16 rows x 32 bytes are its A and B fragments.
+//
 // MX operands (docs/Blackwell.md section 10) take the same consumers with
 // m16n8k32 .kind::mxf8f6f4.block_scale.scale_vec::1X (MXFP8) or m16n8k64
 // .kind::mxf4.block_scale.scale_vec::2X (MXFP4), UE8M0 scales staged as
@@ -106,11 +111,10 @@ tgt::Expected<MmaSyncForm> planMmaSyncForm(const GemmPlan &plan) {
   form.steps = plan.codesRowBytes() / tgt::kMmaRowBytes;
   if (plan.denseOperands()) {
     if (!plan.operandElement.isBF16())
-      return Result(tgt::Status::error(
-          "the 16-bit mma.sync GEMM takes BF16 operands"));
-    if (plan.quantizeOutput || plan.outputAmax)
       return Result(
-          tgt::Status::error("the BF16 mma.sync GEMM stores C only"));
+          tgt::Status::error("the 16-bit mma.sync GEMM takes BF16 operands"));
+    if (plan.quantizeOutput || plan.outputAmax)
+      return Result(tgt::Status::error("the BF16 mma.sync GEMM stores C only"));
     if (form.steps < 1 || plan.codesRowBytes() % tgt::kMmaRowBytes != 0)
       return Result(tgt::Status::error(
           "a K step of the BF16 mma.sync GEMM is a multiple of 16 elements"));

@@ -78,6 +78,15 @@
 // words, the ID in its descriptor and in bits 30-31 of its scale addresses
 // (Tcgen05Constants::stepInstrDesc, ::nvfp4::target::getKStepMmaScales).
 //
+// 16-bit operands (GemmPlan::denseOperands: the BF16 GEMM of BF16Gemm.cpp,
+// docs/Blackwell.md section 12) take the same kernel with
+// tcgen05.mma.cta_group::1.kind::f16: a K step of 64 BF16 is again one
+// 128-byte swizzle row, its 4 MMAs of K = 16 read the same 32 bytes of each
+// row as the block-scaled ones, so the descriptors, ring, commits and
+// epilogues are shared; there are no scales (no tcgen05.cp, no scale
+// columns) and the instruction descriptor is Table 42's (encodeBF16InstrDesc,
+// emitDenseMmas).
+//
 // Rows of A or B past the matrix edge are never copied (codes) or stored
 // (re-laid scales); they feed only accumulator rows/columns that the
 // bounds-checked epilogue does not store.
@@ -242,19 +251,19 @@ std::string planBlockScaledMma(const GemmPlan &plan, tgt::CtaGroup group,
     std::optional<tgt::ElementType> aType = elementOf(plan.a),
                                     bType = elementOf(plan.b);
     if (!aType || !bType)
-      return std::string("unexpected MX element type");
+      return "unexpected MX element type";
     bool fp4 = *aType == tgt::ElementType::E2M1;
     if (fp4 != (*bType == tgt::ElementType::E2M1))
-      return std::string("MXFP8 x MXFP4 has no tcgen05 form here (.kind::mxf8f6f4 "
+      return "MXFP8 x MXFP4 has no tcgen05 form here (.kind::mxf8f6f4 "
                   "reads E2M1 from byte containers, not MXFP4's packed "
-                  "codes)");
+                  "codes)";
     if (c.pair)
-      return std::string("the CTA pair (_cg2) is built for NVFP4 only");
+      return "the CTA pair (_cg2) is built for NVFP4 only";
     if (plan.mmaK != kMmaK)
-      return std::string("the K = 96 MMA (_mk96) is an NVFP4 form (.kind::mxf4nvf4)");
+      return "the K = 96 MMA (_mk96) is an NVFP4 form (.kind::mxf4nvf4)";
     if (plan.codesRowBytes() != tgt::kKStepRowBytes)
-      return std::string("an MX K step of the tcgen05 kernel is 128 code bytes a row "
-                  "(K step 128 for MXFP8, 256 for MXFP4)");
+      return "an MX K step of the tcgen05 kernel is 128 code bytes a row "
+                  "(K step 128 for MXFP8, 256 for MXFP4)";
     c.kind = fp4 ? NVVM::MMABlockScaleKind::MXF4
                  : NVVM::MMABlockScaleKind::MXF8F6F4;
     c.blockScale = NVVM::Tcgen05MMABlockScale::BLOCK32;
@@ -280,8 +289,8 @@ std::string planBlockScaledMma(const GemmPlan &plan, tgt::CtaGroup group,
   }
   c.scaleAtomsPerStep = tgt::getKStepScaleAtoms(vecSize);
   if (plan.scaleAtomsPerStep() != c.scaleAtomsPerStep)
-    return std::string("the K step's scale atoms do not match the MMA's scale "
-                "vector");
+    return "the K step's scale atoms do not match the MMA's scale "
+                "vector";
   return "";
 }
 
@@ -293,7 +302,7 @@ std::string planScaleCopies(const GemmPlan &plan, Tcgen05Constants &c) {
     return copies.message();
   if (copies->AtomsM != 1 || copies->AtomsK != c.scaleAtomsPerStep ||
       copies->ColumnsPerMmaStep != kScaleColumnsPerStep)
-    return std::string("unexpected tcgen05.cp plan for the scale tile");
+    return "unexpected tcgen05.cp plan for the scale tile";
   auto scalesDesc = tgt::encodeTcgen05SmemDescriptor(copies->FirstAtom);
   if (!scalesDesc.ok())
     return scalesDesc.message();
@@ -308,7 +317,7 @@ std::string planScaleCopies(const GemmPlan &plan, Tcgen05Constants &c) {
   if (copiesB->AtomStrideK != copies->AtomStrideK ||
       copiesB->FirstAtom.StrideDimByteOffset !=
           copies->FirstAtom.StrideDimByteOffset)
-    return std::string("unexpected tcgen05.cp plan for B's scale tile");
+    return "unexpected tcgen05.cp plan for B's scale tile";
   c.atomsMB = copiesB->AtomsM;
   c.atomStrideMB = copiesB->AtomStrideM;
   c.sfbColumnsPerStep = copiesB->ColumnsPerMmaStep;
@@ -359,7 +368,7 @@ tgt::Expected<Tcgen05Constants> planConstants(const GemmPlan &plan) {
   if (plan.splitK > 1)
     return fail("split-K is not implemented for the tcgen05 kernel yet");
   if (plan.persistent && plan.kSteps() == 0)
-    return fail("the persistent tcgen05 kernel needs K >= 256");
+    return fail("the persistent tcgen05 kernel needs at least one K step");
   Tcgen05Constants c;
   c.pair = plan.ctaGroup == 2;
   if (plan.consumerWarps != kEpilogueWarps + 1)
