@@ -12,10 +12,18 @@ sass_stats.py reads them). Spilling kernels are listed under their line;
 the exit status is 1 if any kernel spilled. docs/Blackwell.md section 8
 quotes its output; test/Target/tcgen05-gemm-spills.test runs a subset.
 
+With --bf16 the grid is BF16 linalg.matmul instead (kept in BF16 by their
+nvfp4.precision): the same M x N, K in {72, 768, 1536}, BF16 and FP32 C, B
+stored [n, k] and [k, n] (240 GEMMs), through each chip's BF16 GEMM
+(tcgen05 .kind::f16 on sm_100a/sm_103a, mma.sync .bf16 on sm_120a;
+docs/Blackwell.md section 12) with the rule's schedule; only the GEMM
+kernels are counted (not the transposes of [k, n] operands).
+
 usage: ptxas-sweep.py [--build DIR] [--ptxas PATH] [--chips sm_100a,sm_103a]
                       [--schedules rule,128x128x256_s4,...] [--small]
-                      [--keep DIR]
+                      [--bf16] [--keep DIR]
   --small   the 8 shapes of test/Target/Inputs/gemm-spill-shapes.mlir only
+  --bf16    the BF16 GEMM grid (default chips sm_100a,sm_103a,sm_120a)
   --keep    write the PTX, cubins and ptxas logs to DIR
 """
 import argparse
@@ -60,8 +68,30 @@ def full_grid():
             [768, 1536], ['bf16', 'f32'], [False, True]))
 
 
+def bf16_gemm(m, n, k, out, k_major):
+    b = f'tensor<{n}x{k}xbf16>' if k_major else f'tensor<{k}x{n}xbf16>'
+    maps = ('indexing_maps = [affine_map<(m, n, k) -> (m, k)>, '
+            'affine_map<(m, n, k) -> (n, k)>, '
+            'affine_map<(m, n, k) -> (m, n)>] ' if k_major else '')
+    c = f'tensor<{m}x{n}x{out}>'
+    name = f'b{m}x{n}x{k}_{out}_{"nk" if k_major else "kn"}'
+    return (f'func.func @{name}(%a: tensor<{m}x{k}xbf16>, %b: {b}) -> {c} {{\n'
+            f'  %e = tensor.empty() : {c}\n'
+            f'  %y = linalg.matmul {maps}ins(%a, %b : tensor<{m}x{k}xbf16>, '
+            f'{b}) outs(%e : {c}) {{nvfp4.precision = "bf16"}} -> {c}\n'
+            f'  return %y : {c}\n}}\n')
+
+
+def bf16_grid():
+    return ''.join(
+        bf16_gemm(m, n, k, out, km) for m, n, k, out, km in itertools.product(
+            [256, 1600, 4096, 8192], [272, 2000, 2176, 4096, 8192],
+            [72, 768, 1536], ['bf16', 'f32'], [True, False]))
+
+
 def statistics(log, cubin):
-    """[(kernel, spill bytes, registers, SASS instructions)]."""
+    """[(kernel, spill bytes, registers, SASS instructions, stack frame
+    bytes, spill store/load bytes)]; spill bytes count the stack frame too."""
     rows = re.findall(
         r'Function properties for (\S+)\n\s+(\d+) bytes stack frame, '
         r'(\d+) bytes spill stores, (\d+) bytes spill loads\n.*?'
@@ -72,7 +102,8 @@ def statistics(log, cubin):
         instructions = sum(1 for lo, _ in text.get(name, [])
                            if lo & 0x1ff != 0x118)  # not NOP
         result.append((name, max(int(stack), int(stores), int(loads)),
-                       int(registers), instructions))
+                       int(registers), instructions, int(stack),
+                       max(int(stores), int(loads))))
     return result
 
 
@@ -82,16 +113,22 @@ def main():
     parser.add_argument('--build', default=os.path.join(ROOT, 'build'))
     parser.add_argument('--ptxas', default=shutil.which('ptxas')
                         or '/usr/local/cuda/bin/ptxas')
-    parser.add_argument('--chips', default='sm_100a,sm_103a')
+    parser.add_argument('--chips', default='')
     parser.add_argument('--schedules', default='')
     parser.add_argument('--small', action='store_true')
+    parser.add_argument('--bf16', action='store_true')
     parser.add_argument('--keep')
     args = parser.parse_args()
+    if not args.chips:
+        args.chips = 'sm_100a,sm_103a' + (',sm_120a' if args.bf16 else '')
     compiler = os.path.join(args.build, 'bin', 'nvfp4-compile')
     work = args.keep or tempfile.mkdtemp(prefix='ptxas-sweep.')
     os.makedirs(work, exist_ok=True)
     source = os.path.join(work, 'shapes.mlir')
-    if args.small:
+    if args.bf16:
+        with open(source, 'w') as f:
+            f.write(bf16_grid())
+    elif args.small:
         shutil.copy(os.path.join(ROOT, 'test', 'Target', 'Inputs',
                                  'gemm-spill-shapes.mlir'), source)
     else:
@@ -100,6 +137,7 @@ def main():
     spilled = False
     for chip in args.chips.split(','):
         schedules = (args.schedules.split(',') if args.schedules else
+                     ['rule'] if args.bf16 else
                      BOTH + (SM103 if chip == 'sm_103a' else []))
         for schedule in schedules:
             stem = os.path.join(work, f'{chip}.{schedule}')
@@ -124,12 +162,21 @@ def main():
             with open(stem + '.log', 'w') as f:
                 f.write(run.stderr)
             rows = statistics(run.stderr, stem + '.cubin')
+            frames = ''
+            if args.bf16:
+                rows = [r for r in rows if 'bf16_matmul' in r[0]]
+                # The sm_120a kernels' 8-byte stack frame is ptxas's own
+                # (the NVFP4 mma.sync kernel has it too, with no .local in
+                # the PTX): count spill stores / loads only, report frames.
+                framed = sum(1 for r in rows if r[4])
+                rows = [r[:1] + (r[5],) + r[2:] for r in rows]
+                frames = f', {framed} with a stack frame' if framed else ''
             spills = [r for r in rows if r[1]]
             registers = [r[2] for r in rows]
             print(f'{chip} {schedule}: {len(rows)} kernels, {len(spills)} '
                   f'spilling, registers {min(registers)}-{max(registers)}, '
-                  f'{sum(r[3] for r in rows)} SASS instructions')
-            for name, spill, regs, _ in spills:
+                  f'{sum(r[3] for r in rows)} SASS instructions{frames}')
+            for name, spill, regs, *_ in spills:
                 print(f'  {name}: {spill} bytes, {regs} registers')
             spilled |= bool(spills)
     if not args.keep:
