@@ -255,15 +255,15 @@ std::string planBlockScaledMma(const GemmPlan &plan, tgt::CtaGroup group,
     bool fp4 = *aType == tgt::ElementType::E2M1;
     if (fp4 != (*bType == tgt::ElementType::E2M1))
       return "MXFP8 x MXFP4 has no tcgen05 form here (.kind::mxf8f6f4 "
-                  "reads E2M1 from byte containers, not MXFP4's packed "
-                  "codes)";
+             "reads E2M1 from byte containers, not MXFP4's packed "
+             "codes)";
     if (c.pair)
       return "the CTA pair (_cg2) is built for NVFP4 only";
     if (plan.mmaK != kMmaK)
       return "the K = 96 MMA (_mk96) is an NVFP4 form (.kind::mxf4nvf4)";
     if (plan.codesRowBytes() != tgt::kKStepRowBytes)
       return "an MX K step of the tcgen05 kernel is 128 code bytes a row "
-                  "(K step 128 for MXFP8, 256 for MXFP4)";
+             "(K step 128 for MXFP8, 256 for MXFP4)";
     c.kind = fp4 ? NVVM::MMABlockScaleKind::MXF4
                  : NVVM::MMABlockScaleKind::MXF8F6F4;
     c.blockScale = NVVM::Tcgen05MMABlockScale::BLOCK32;
@@ -290,14 +290,13 @@ std::string planBlockScaledMma(const GemmPlan &plan, tgt::CtaGroup group,
   c.scaleAtomsPerStep = tgt::getKStepScaleAtoms(vecSize);
   if (plan.scaleAtomsPerStep() != c.scaleAtomsPerStep)
     return "the K step's scale atoms do not match the MMA's scale "
-                "vector";
+           "vector";
   return "";
 }
 
 /// The tcgen05.cp of the scale atoms and their Tensor Memory columns.
 std::string planScaleCopies(const GemmPlan &plan, Tcgen05Constants &c) {
-  auto copies =
-      tgt::planScaleFactorCopy(plan.tileM, plan.scaleStepBytes(), 0);
+  auto copies = tgt::planScaleFactorCopy(plan.tileM, plan.scaleStepBytes(), 0);
   if (!copies.ok())
     return copies.message();
   if (copies->AtomsM != 1 || copies->AtomsK != c.scaleAtomsPerStep ||
@@ -310,8 +309,7 @@ std::string planScaleCopies(const GemmPlan &plan, Tcgen05Constants &c) {
   c.atomStrideK = copies->AtomStrideK;
   // B's scale rows: the 128 x 128 tile's, or the pair's 256 (two atoms per
   // MMA step, copied to columns +0 and +4 of its 8).
-  auto copiesB =
-      tgt::planScaleFactorCopy(plan.tileN, plan.scaleStepBytes(), 0);
+  auto copiesB = tgt::planScaleFactorCopy(plan.tileN, plan.scaleStepBytes(), 0);
   if (!copiesB.ok())
     return copiesB.message();
   if (copiesB->AtomStrideK != copies->AtomStrideK ||
@@ -827,12 +825,12 @@ struct Tcgen05Kernel {
       Value bDesc = descriptor(
           c.codesDesc, e.add(base, e.c32(plan.b.codesOffset + kOffset)));
       NVVM::Tcgen05MMAOp::create(
-          b, loc, NVVM::Tcgen05MMAKindAttr::get(ctx(), NVVM::Tcgen05MMAKind::F16),
+          b, loc,
+          NVVM::Tcgen05MMAKindAttr::get(ctx(), NVVM::Tcgen05MMAKind::F16),
           group(),
           NVVM::Tcgen05MMACollectorOpAttr::get(
               ctx(), NVVM::Tcgen05MMACollectorOp::DISCARD),
-          /*aShift=*/UnitAttr(),
-          tmemPtr(acc), aDesc, bDesc,
+          /*aShift=*/UnitAttr(), tmemPtr(acc), aDesc, bDesc,
           e.c32(static_cast<int32_t>(c.stepInstrDesc[step])),
           step == 0 ? accumulate : always, /*scaleInputD=*/Value(),
           /*disableOutputLane=*/Value());
