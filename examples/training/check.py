@@ -12,8 +12,9 @@ layer   nvfp4.torch.Linear at the training shapes (32768 tokens; 512 ->
         sign, rounding up as often as 8 random bits per element make it
         (|z| < 6) -- and Y, dX, dW within 8e-3 (max-norm relative) of the
         float64 products of the quantized operands.
-mx      nvfp4.torch.Linear(format="mxfp8" / "mxfp4") at the training
-        shapes: every operand's codes and E8M0 scales byte for byte
+mx      nvfp4.torch.Linear(format="mxfp8" / "mxfp4", and MXFP8 with E5M2
+        gradients) at the training shapes: each operand in the format the
+        recipe gives it, its codes and E8M0 scales byte for byte
         against reference.py's mx_quantize, the BF16 operands the sm_90a
         GEMM decodes them into bit for bit against the exact values, and Y,
         dX, dW within 8e-3 of the float64 products of the quantized
@@ -278,14 +279,25 @@ def layer_case(recipe_name, k, n, tokens, device, cache_dir, seed):
     return result
 
 
-MX_FORMATS = ("mxfp8", "mxfp4")
+# (layer format, E5M2 gradients) of the MX layer checks: MXFP8, its HYBRID
+# form (dY and dY^T in E5M2), MXFP4.
+MX_FORMATS = (("mxfp8", False), ("mxfp8", True), ("mxfp4", False))
+
+
+def mx_operand_format(kernel_name):
+    """reference.py's name of the MX format a quantize kernel writes."""
+    for tag, name in (("_mxfp8_e5m2_", "mxfp8_e5m2"),
+                      ("_mxfp8_e4m3_", "mxfp8"), ("_mxfp4_", "mxfp4")):
+        if tag in kernel_name:
+            return name
+    raise ValueError(f"{kernel_name}: not an MX quantize kernel")
 
 
 def mx_workspace_operands(layer, phase):
-    """[(argument, {codes, scales, decoded})] of each MX quantize launch of
-    `phase` (the host-function argument it reads), with the BF16 operand a
-    dequantize launch decodes its codes into, read from the launch's
-    private workspace."""
+    """[(argument, format, {codes, scales, decoded})] of each MX quantize
+    launch of `phase` (the host-function argument it reads, the format it
+    writes), with the BF16 operand a dequantize launch decodes its codes
+    into, read from the launch's private workspace."""
     workspace, kernels = layer.last_workspaces[phase]
     manifest = kernels.manifest(phase)
     launcher = kernels.launchers[phase]
@@ -312,7 +324,7 @@ def mx_workspace_operands(layer, phase):
         if codes in decoded:
             parts["decoded"] = raw(decoded[codes])
         argument = manifest["buffers"][params[0]["buffer"]]["argument"]
-        found.append((argument, parts))
+        found.append((argument, mx_operand_format(kernel["name"]), parts))
     return found
 
 
@@ -344,11 +356,14 @@ def mx_operand_check(label, source, layer_format, parts):
     return values, ok_codes and ok_scales and ok_decoded
 
 
-def mx_layer_case(layer_format, k, n, tokens, device, cache_dir, seed):
+def mx_layer_case(layer_format, hybrid, k, n, tokens, device, cache_dir,
+                  seed):
     import torch
     import nvfp4.torch as nt
-    layer = nt.Linear(k, n, bias=False, recipe=nt.Recipe(cache_dir=cache_dir),
-                      device=device, format=layer_format)
+    recipe = nt.Recipe(cache_dir=cache_dir,
+                       mxfp8_gradients="e5m2" if hybrid else "e4m3")
+    layer = nt.Linear(k, n, bias=False, recipe=recipe, device=device,
+                      format=layer_format)
     x, w, dy = make_inputs(tokens, k, n, device, seed)
     with torch.no_grad():
         layer.weight.copy_(w)
@@ -357,18 +372,25 @@ def mx_layer_case(layer_format, k, n, tokens, device, cache_dir, seed):
     y = layer(xg)
     y.backward(dy)
     sync(device)
-    label = f"{layer_format} {tokens}x{k}->{n}"
+    label = f"{layer_format}{'_hybrid' if hybrid else ''} {tokens}x{k}->{n}"
+    gradient = "mxfp8_e5m2" if hybrid else layer_format
+    expected = {"X": layer_format, "W": layer_format, "W^T": layer_format,
+                "X^T": layer_format, "dY": gradient, "dY^T": gradient}
     sources = {"forward": {0: x, 1: w},
                "backward": {0: dy, 1: w.t().contiguous(),
                             2: dy.t().contiguous(), 3: x.t().contiguous()}}
     d, operands_ok = {}, True
     for phase in ("forward", "backward"):
-        for argument, parts in mx_workspace_operands(layer, phase):
+        for argument, operand_format, parts in mx_workspace_operands(layer,
+                                                                     phase):
             what = LABELS[phase][argument]
-            d[what], ok = mx_operand_check(f"{label} {what:4s}",
-                                           sources[phase][argument],
-                                           layer_format, parts)
-            operands_ok &= ok
+            ok = check(operand_format == expected[what],
+                       f"{label} {what}: quantized to {operand_format}, "
+                       f"expected {expected[what]}", quiet=True)
+            d[what], ok_bytes = mx_operand_check(f"{label} {what:4s}",
+                                                 sources[phase][argument],
+                                                 operand_format, parts)
+            operands_ok &= ok and ok_bytes
     layer.last_workspaces = {}
     if sorted(d) != sorted(["X", "W", "dY", "W^T", "dY^T", "X^T"]):
         check(False, f"{label}: quantized operands {sorted(d)}")
@@ -391,10 +413,11 @@ def mx_layer_case(layer_format, k, n, tokens, device, cache_dir, seed):
 
 def mx_layer_checks(shapes, tokens, device, cache_dir):
     rows = {}
-    for layer_format in MX_FORMATS:
+    for layer_format, hybrid in MX_FORMATS:
         for i, (k, n) in enumerate(shapes):
-            rows[f"{layer_format} {k}->{n}"] = mx_layer_case(
-                layer_format, k, n, tokens, device, cache_dir, 31 + i)
+            name = layer_format + ("_hybrid" if hybrid else "")
+            rows[f"{name} {k}->{n}"] = mx_layer_case(
+                layer_format, hybrid, k, n, tokens, device, cache_dir, 31 + i)
     return rows
 
 

@@ -15,7 +15,8 @@ encode factor, the value that gets rounded to E2M1).
 
 The MX formats of the mxfp4 / mxfp8 arms (NUMERICS.md section 11, the
 docs/Numerics.md section of the same number): mx_quantize gives "codes"
-(uint8: E2M1 codes for "mxfp4", E4M3 bytes for "mxfp8"), "scales" (uint8
+(uint8: E2M1 codes for "mxfp4", E4M3 bytes for "mxfp8", E5M2 bytes for
+"mxfp8_e5m2"), "scales" (uint8
 E8M0 bytes, [rows, cols/32]) and "scaled" (x times 2^-e of its block);
 mx_dequantize decodes them.
 """
@@ -175,9 +176,9 @@ def sr_neighbours(scaled):
     return low, high, p_up
 
 
-# The MX formats: element maximum per layer format ("mxfp8" is E4M3, the
-# recipe's MXFP8).
-MX_MAX = {"mxfp8": 448.0, "mxfp4": 6.0}
+# The MX formats: element maximum per format ("mxfp8" is E4M3, the
+# recipe's MXFP8; "mxfp8_e5m2" the gradients of its HYBRID form).
+MX_MAX = {"mxfp8": 448.0, "mxfp8_e5m2": 57344.0, "mxfp4": 6.0}
 
 
 def mx_scale_exponents(bamax, max_elem):
@@ -205,6 +206,39 @@ def e4m3_encode(y):
     bits = bits.int() | (torch.signbit(y).int() << 7)
     bits = torch.where(torch.isnan(y), (bits & 0x80) | 0x7F, bits)
     return bits.to(torch.uint8)
+
+
+def e5m2_encode(y):
+    """E5M2 bytes of FP32 `y`: round to nearest even (subnormals below
+    2^-14 in steps of 2^-16, normals with 2 mantissa bits), saturating at
+    57344 (Inf included), NaN 0x7F with y's sign, the sign of zero kept."""
+    a = torch.clamp(torch.where(torch.isnan(y), torch.zeros_like(y),
+                                y.abs()), max=57344.0)
+    subnormal = a < 2.0 ** -14
+    q_sub = torch.round(a * 65536.0)
+    _, e = torch.frexp(a)
+    quantum = torch.ldexp(torch.ones_like(a), (e - 3).to(torch.int32))
+    normal = torch.round(a / quantum) * quantum
+    m2, e2 = torch.frexp(torch.where(subnormal, torch.ones_like(a), normal))
+    bits_normal = (e2 + 14).to(torch.int32) * 4 + \
+        (m2 * 8.0 - 4.0).to(torch.int32)
+    bits = torch.where(subnormal, q_sub.to(torch.int32), bits_normal)
+    bits = bits | (torch.signbit(y).int() << 7)
+    bits = torch.where(torch.isnan(y), (bits & 0x80) | 0x7F, bits)
+    return bits.to(torch.uint8)
+
+
+def e5m2_decode(bits, dtype=torch.float64):
+    """Values of E5M2 bytes (exponent 31: Inf for mantissa 0, else NaN)."""
+    b = bits.long()
+    exponent, mantissa = (b >> 2) & 31, (b & 3).to(dtype)
+    magnitude = torch.where(
+        exponent == 0, mantissa / 4 * 2.0 ** -14,
+        (1 + mantissa / 4) * torch.pow(2.0, (exponent - 15).to(dtype)))
+    magnitude = torch.where(exponent == 31, torch.where(
+        mantissa == 0, torch.full_like(magnitude, math.inf),
+        torch.full_like(magnitude, math.nan)), magnitude)
+    return torch.where((b >> 7) & 1 == 1, -magnitude, magnitude)
 
 
 def e4m3_decode(bits, dtype=torch.float64):
@@ -236,6 +270,8 @@ def mx_quantize(x, layer_format):
     if layer_format == "mxfp4":
         codes = e2m1_rne(scaled)
         codes = torch.where(torch.isnan(x), torch.full_like(codes, 7), codes)
+    elif layer_format == "mxfp8_e5m2":
+        codes = e5m2_encode(scaled)
     else:
         codes = e4m3_encode(scaled)
     return {"codes": codes, "scales": (e + 127).to(torch.uint8),
@@ -249,6 +285,8 @@ def mx_dequantize(codes, scales, layer_format, dtype=torch.float64):
         table = torch.tensor(E2M1, dtype=dtype, device=codes.device)
         c = codes.long()
         values = table[c & 7] * (1 - 2 * ((c >> 3) & 1)).to(dtype)
+    elif layer_format == "mxfp8_e5m2":
+        values = e5m2_decode(codes, dtype)
     else:
         values = e4m3_decode(codes, dtype)
     s = scales.long()

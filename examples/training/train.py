@@ -13,8 +13,8 @@ recipe; the first --keep-first and last --keep-last blocks BF16), no_rht,
 no_sr, no_2d (one component off), all_nvfp4 (no BF16 blocks), late_bf16
 (nvfp4, then every layer BF16 for the last --late-fraction of the steps:
 forked from the nvfp4 arm's state at that step when that arm ran first),
-and the MX formats on the same layers: mxfp4, mxfp8, nvfp4_mxfp8 (NVFP4
-FFN layers, MXFP8 attention projections).
+and the MX formats on the same layers: mxfp4, mxfp8, mxfp8_hybrid (E5M2
+gradients), nvfp4_mxfp8 (NVFP4 FFN layers, MXFP8 attention projections).
 
 --time-budget S: the whole run ends within S seconds; a calibration (a few
 steps of bf16 and nvfp4) sizes the steps per arm so that every arm gets
@@ -68,6 +68,9 @@ ARMS = {
     "nvfp4_mxfp8": ("NVFP4 FFN + MXFP8 attention", {
         "formats": {"attention": "mxfp8", "ffn": "nvfp4"}}),
     "mxfp8": ("MXFP8 (E4M3, E8M0 scale per 32)", {"formats": "mxfp8"}),
+    # TE's HYBRID MXFP8: E4M3 forward, E5M2 gradients (dY, dY^T).
+    "mxfp8_hybrid": ("MXFP8, E5M2 gradients", {"formats": "mxfp8",
+                                               "mxfp8_gradients": "e5m2"}),
 }
 
 

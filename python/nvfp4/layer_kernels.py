@@ -104,32 +104,46 @@ class RecipeOptions:
     """The nvfp4-apply-recipe knobs of one layer's kernels, and the layer's
     format: "nvfp4" (the recipe of docs/Numerics.md section 7), "mxfp8" or
     "mxfp4" (section 11: both operands of every GEMM in that MX format,
-    1x32 along K, round to nearest, no RHT; the knobs do not apply)."""
+    1x32 along K, round to nearest, no RHT; the NVFP4 knobs do not apply).
+    mxfp8_gradients: the elements of an MXFP8 layer's gradient operands
+    (dY of dgrad, dY^T of wgrad): "e4m3" (TE's MXFP8 default) or "e5m2"
+    (TE's HYBRID)."""
 
-    __slots__ = ("rht", "stochastic_rounding", "weight_2d", "format")
+    __slots__ = ("rht", "stochastic_rounding", "weight_2d", "format",
+                 "mxfp8_gradients")
 
     def __init__(self, rht=True, stochastic_rounding=True, weight_2d=True,
-                 format="nvfp4"):
+                 format="nvfp4", mxfp8_gradients="e4m3"):
         block_of(format)
+        if mxfp8_gradients not in ("e4m3", "e5m2"):
+            raise ValueError(f"mxfp8_gradients {mxfp8_gradients!r}: "
+                             f"expected 'e4m3' or 'e5m2'")
         self.rht = bool(rht)
         self.stochastic_rounding = bool(stochastic_rounding)
         self.weight_2d = bool(weight_2d)
         self.format = format
+        self.mxfp8_gradients = mxfp8_gradients
 
     def pass_options(self):
+        # E5M2 gradients only where they apply (an MXFP8 layer), so that
+        # other layers keep their pipeline and cache keys.
+        hybrid = " mxfp8-gradients=e5m2" if self.format == "mxfp8" and \
+            self.mxfp8_gradients == "e5m2" else ""
         return (f"rht={int(self.rht)} "
                 f"stochastic-rounding={int(self.stochastic_rounding)} "
                 f"weight-2d={int(self.weight_2d)} "
-                f"seed-argument={SEED_ARGUMENT}")
+                f"seed-argument={SEED_ARGUMENT}{hybrid}")
 
     def with_format(self, layer_format):
         """These knobs with another layer format."""
         return RecipeOptions(self.rht, self.stochastic_rounding,
-                             self.weight_2d, layer_format)
+                             self.weight_2d, layer_format,
+                             self.mxfp8_gradients)
 
     def key(self):
         return (self.rht, self.stochastic_rounding, self.weight_2d,
-                self.format)
+                self.format,
+                self.mxfp8_gradients if self.format == "mxfp8" else "e4m3")
 
     def __eq__(self, other):
         return isinstance(other, RecipeOptions) and self.key() == other.key()
@@ -139,6 +153,8 @@ class RecipeOptions:
 
     def __repr__(self):
         fmt = "" if self.format == "nvfp4" else f", format={self.format!r}"
+        if self.mxfp8_gradients != "e4m3":
+            fmt += f", mxfp8_gradients={self.mxfp8_gradients!r}"
         return (f"RecipeOptions(rht={self.rht}, stochastic_rounding="
                 f"{self.stochastic_rounding}, weight_2d={self.weight_2d}"
                 f"{fmt})")

@@ -112,6 +112,32 @@ class LayerIR(unittest.TestCase):
             self.assertEqual(options, lk.RecipeOptions().with_format(name))
             self.assertNotEqual(options, lk.RecipeOptions())
             self.assertIn(f"format='{name}'", repr(options))
+        # TE's HYBRID MXFP8: the gradient operands (dY of dgrad, dY^T of
+        # wgrad: arguments 0 and 2) in E5M2, W^T and X^T in E4M3; the
+        # forward is all E4M3.
+        hybrid = lk.RecipeOptions(format="mxfp8", mxfp8_gradients="e5m2")
+        elements = {}
+        for line in passes(lk.backward_ir(SHAPE), hybrid).splitlines():
+            if "nvfp4.quantize" in line:
+                operand = line.split("nvfp4.quantize")[1].split()[0]
+                elements[operand] = ("f8E5M2" if "xf8E5M2," in line else
+                                     "f8E4M3FN" if "xf8E4M3FN," in line
+                                     else "?")
+        self.assertEqual(elements, {"%arg0": "f8E5M2", "%arg1": "f8E4M3FN",
+                                    "%arg2": "f8E5M2", "%arg3": "f8E4M3FN"})
+        self.assertNotIn("f8E5M2", passes(lk.forward_ir(SHAPE), hybrid))
+        self.assertNotEqual(hybrid, lk.RecipeOptions(format="mxfp8"))
+        # The knob means nothing to other formats: same options, same keys.
+        for name in ("nvfp4", "mxfp4"):
+            self.assertEqual(
+                lk.RecipeOptions(format=name, mxfp8_gradients="e5m2"),
+                lk.RecipeOptions(format=name))
+            self.assertEqual(
+                lk._recipe_pipeline(lk.RecipeOptions(
+                    format=name, mxfp8_gradients="e5m2")),
+                lk._recipe_pipeline(lk.RecipeOptions(format=name)))
+        with self.assertRaisesRegex(ValueError, "mxfp8_gradients 'e3m4'"):
+            lk.RecipeOptions(mxfp8_gradients="e3m4")
         # NVFP4 layers keep the pipeline (and cache keys) they had.
         self.assertNotIn("formats", lk._recipe_pipeline(lk.RecipeOptions()))
         with self.assertRaisesRegex(ValueError, "format 'fp8': a layer "

@@ -138,7 +138,8 @@ class ReferenceTest(unittest.TestCase):
 
     def test_mx_quantize(self):
         for layer_format, name in (("mxfp4", "mxfp4"),
-                                   ("mxfp8", "mxfp8_e4m3")):
+                                   ("mxfp8", "mxfp8_e4m3"),
+                                   ("mxfp8_e5m2", "mxfp8_e5m2")):
             for bits in self.mx_tensors(48, 256):
                 got = ref.mx_quantize(as_torch(bits), layer_format)
                 want = nvfp4.quantize(bits, format=name)
@@ -150,6 +151,18 @@ class ReferenceTest(unittest.TestCase):
                                         layer_format).float()
                 np.testing.assert_array_equal(deq.numpy(),
                                               nvfp4.dequantize(want), name)
+        # Every E5M2 byte decodes to the library's value (Inf, NaN, the
+        # subnormals): a scale of 2^0 and each code once.
+        codes = torch.arange(256, dtype=torch.uint8).reshape(8, 32)
+        values = ref.mx_dequantize(codes, torch.full((8, 1), 127,
+                                                     dtype=torch.uint8),
+                                   "mxfp8_e5m2").float().numpy()
+        want = nvfp4.dequantize(nvfp4.QuantizedTensor(
+            codes.numpy(), np.full((8, 1), 127, np.uint8),
+            format="mxfp8_e5m2"))
+        np.testing.assert_array_equal(np.isnan(values), np.isnan(want))
+        np.testing.assert_array_equal(np.nan_to_num(values),
+                                      np.nan_to_num(want))
         # The rule rounds the exponent up: a block maximum never clips.
         x = as_torch(bf16_bits(np.full((1, 32), 7.5, np.float32)))
         q = ref.mx_quantize(x, "mxfp4")

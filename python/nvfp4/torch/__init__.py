@@ -82,11 +82,14 @@ class Recipe:
         precision's formats=: a dict {kind: format}, the kind None or ""
         the default, or a str "attention=mxfp8,ffn=nvfp4"; formats
         "nvfp4", "mxfp8", "mxfp4", "bf16"). None: NVFP4 for every kind.
+    mxfp8_gradients: the elements of the MXFP8 layers' gradient operands
+        (dY, dY^T): "e4m3" (TE's MXFP8 default) or "e5m2" (TE's HYBRID).
     """
 
     def __init__(self, rht=True, stochastic_rounding=True, weight_2d=True,
                  keep_first=None, keep_last=None, bf16_after_fraction=None,
-                 keep_kinds=None, seed=0, cache_dir=None, formats=None):
+                 keep_kinds=None, seed=0, cache_dir=None, formats=None,
+                 mxfp8_gradients="e4m3"):
         for name, value in (("keep_first", keep_first),
                             ("keep_last", keep_last)):
             if value is not None and (isinstance(value, bool) or
@@ -96,7 +99,8 @@ class Recipe:
         if bf16_after_fraction is not None and not (
                 0.0 <= float(bf16_after_fraction) <= 1.0):
             raise ValueError("bf16_after_fraction must be in [0, 1] or None")
-        self.options = _lk.RecipeOptions(rht, stochastic_rounding, weight_2d)
+        self.options = _lk.RecipeOptions(rht, stochastic_rounding, weight_2d,
+                                         mxfp8_gradients=mxfp8_gradients)
         self.formats = _lk.format_entries(formats)
         self.keep_first = keep_first
         self.keep_last = keep_last
@@ -125,6 +129,8 @@ class Recipe:
     def __repr__(self):
         formats = f", formats={','.join(self.formats)!r}" if self.formats \
             else ""
+        if self.options.mxfp8_gradients != "e4m3":
+            formats += f", mxfp8_gradients={self.options.mxfp8_gradients!r}"
         return (f"Recipe(rht={self.rht}, stochastic_rounding="
                 f"{self.stochastic_rounding}, weight_2d={self.weight_2d}, "
                 f"keep_first={self.keep_first}, keep_last={self.keep_last}, "
