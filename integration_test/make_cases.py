@@ -871,6 +871,34 @@ def chain_case(out, args, name, m, r, k, n, tensor_cores, schedule=None):
         raise SystemExit(f"{name}: GEMM output amax not fused: {kernels}")
 
 
+def upstream_mx_quantize_case(out, args, name):
+    """MXFP8 quantization written in upstream MLIR ops (the @mxfp8_quantize
+    of examples/upstream_scaling.mlir: the block amax by linalg.reduce, the
+    E8M0 byte by integer arithmetic, arith.scaling_truncf), compiled as it
+    is, not raised to nvfp4.quantize: the linalg ops' kernels with upstream's
+    scaling ops expanded as the numerics library's conversions
+    (nvfp4-expand-small-float-casts in the GPU pipeline). The E4M3 codes
+    and E8M0 scales must be the library's MXFP8 quantization byte for byte.
+    Finite data (the function's fastmath<nnan,ninf>)."""
+    with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
+                           "examples", "upstream_scaling.mlir")) as f:
+        text = f.read()
+    start = text.index("func.func @mxfp8_quantize(")
+    mlir = text[start:text.index("func.func @", start + 10)]
+    x = make_mx_input((128, 256), 51, exponents=(-100, 100))
+    q = nvfp4.quantize(x, format="mxfp8_e4m3")
+    write_case(out, name, mlir, {"x": x},
+               {"codes": np.asarray(q.codes, np.uint8).reshape(-1),
+                "scales": np.asarray(q.scales, np.uint8).reshape(-1)},
+               {"kind": "upstream_quantize", "args": ["x"],
+                "results": ["codes", "scales"]}, args)
+    kernels = case_kernels(out, name)
+    if kernels is not None and any(k.startswith("nvfp4_quantize_")
+                                   for k in kernels):
+        raise SystemExit(f"{name}: expected the upstream ops' own kernels, "
+                         f"got {kernels}")
+
+
 def mx_chain_case(out, args, name, m, r, k, n, format, tensor_cores):
     """An MX GEMM whose BF16 output feeds an NVFP4 GEMM (a mixed per-layer
     policy: x W^T in MXFP8 or MXFP4, then (x W^T) V^T in NVFP4): the
@@ -1697,6 +1725,8 @@ def main():
                       200, 256, 512, 384, fmt, tensor_cores=True)
     mx_chain_case(out, args, "mx_chain_output_amax_tc_ragged_mxfp8_e4m3_130x208x256x96",
                   130, 208, 256, 96, "mxfp8_e4m3", tensor_cores=True)
+    # MXFP8 quantization in upstream MLIR ops, compiled without raising.
+    upstream_mx_quantize_case(out, args, "mx_upstream_quantize_mxfp8_128x256")
     # Divisions by a row's value (the softmax's by its sum): one reciprocal
     # a row, correctly rounded; chunks outside its ranges divide.
     row_division_case(out, args, "row_division_broadcast_64x512", 64, 512,
