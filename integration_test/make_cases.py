@@ -871,6 +871,93 @@ def chain_case(out, args, name, m, r, k, n, tensor_cores, schedule=None):
         raise SystemExit(f"{name}: GEMM output amax not fused: {kernels}")
 
 
+def upstream_mx_quantize_case(out, args, name):
+    """MXFP8 quantization written in upstream MLIR ops (the @mxfp8_quantize
+    of examples/upstream_scaling.mlir: the block amax by linalg.reduce, the
+    E8M0 byte by integer arithmetic, arith.scaling_truncf), compiled as it
+    is, not raised to nvfp4.quantize: the linalg ops' kernels with upstream's
+    scaling ops expanded as the numerics library's conversions
+    (nvfp4-expand-small-float-casts in the GPU pipeline). The E4M3 codes
+    and E8M0 scales must be the library's MXFP8 quantization byte for byte.
+    Finite data (the function's fastmath<nnan,ninf>)."""
+    with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
+                           "examples", "upstream_scaling.mlir")) as f:
+        text = f.read()
+    start = text.index("func.func @mxfp8_quantize(")
+    mlir = text[start:text.index("func.func @", start + 10)]
+    x = make_mx_input((128, 256), 51, exponents=(-100, 100))
+    q = nvfp4.quantize(x, format="mxfp8_e4m3")
+    write_case(out, name, mlir, {"x": x},
+               {"codes": np.asarray(q.codes, np.uint8).reshape(-1),
+                "scales": np.asarray(q.scales, np.uint8).reshape(-1)},
+               {"kind": "upstream_quantize", "args": ["x"],
+                "results": ["codes", "scales"]}, args)
+    kernels = case_kernels(out, name)
+    if kernels is not None and any(k.startswith("nvfp4_quantize_")
+                                   for k in kernels):
+        raise SystemExit(f"{name}: expected the upstream ops' own kernels, "
+                         f"got {kernels}")
+
+
+def mx_chain_case(out, args, name, m, r, k, n, format, tensor_cores):
+    """An MX GEMM whose BF16 output feeds an NVFP4 GEMM (a mixed per-layer
+    policy: x W^T in MXFP8 or MXFP4, then (x W^T) V^T in NVFP4): the
+    compiler's fuse-output-amax makes the MX GEMM return the amax of its
+    output from its own epilogue, and the NVFP4 quantization of that output
+    uses it (no amax pass). SIMT (--mx-gemm=simt): every byte is the
+    library's -- C, its quantization (codes, scales, amax) and the second
+    product. Tensor cores (--mx-gemm=tensor-core; sm_90a: the BF16 decode +
+    wgmma with the epilogue amax): C within the GEMM tolerance, the amax bit
+    for bit max |C| of the GPU's own C."""
+    x = make_mx_input((m, k), 41, exponents=(-8, 8))
+    w = make_mx_input((r, k), 42, exponents=(-8, 8))
+    v = make_input((n, r), 43)
+    qx = nvfp4.quantize(x, format=format)
+    qw = nvfp4.quantize(w, format=format)
+    qv = nvfp4.quantize(v, block=(16, 16))
+    c = bf16_bits(np.asarray(nvfp4.scaled_matmul(qx, qw), np.float32))
+    qc = nvfp4.quantize((c.astype(np.uint32) << 16).view(np.float32))
+    d = np.asarray(nvfp4.scaled_matmul(qc, qv), np.float32)
+    tx = mx_tensor_type((m, k), format, False)
+    tw = mx_tensor_type((r, k), format, False)
+    tv = tensor_type((n, r), (16, 16), False)
+    tc = tensor_type((m, r), (1, 16), False)
+    mlir = (f"func.func @main(%x: tensor<{m}x{k}xbf16>, %w: tensor<{r}x{k}xbf16>, "
+            f"%v: tensor<{n}x{r}xbf16>) -> (tensor<{m}x{r}xbf16>, {tc}, "
+            f"tensor<{m}x{n}xf32>) {{\n"
+            f"  %qx = nvfp4.quantize %x : tensor<{m}x{k}xbf16> -> {tx}\n"
+            f"  %qw = nvfp4.quantize %w : tensor<{r}x{k}xbf16> -> {tw}\n"
+            f"  %c = nvfp4.scaled_matmul %qx, %qw : {tx}, {tw} -> tensor<{m}x{r}xbf16>\n"
+            f"  %qc = nvfp4.quantize %c : tensor<{m}x{r}xbf16> -> {tc}\n"
+            f"  %qv = nvfp4.quantize %v : tensor<{n}x{r}xbf16> -> {tv}\n"
+            f"  %d = nvfp4.scaled_matmul %qc, %qv : {tc}, {tv} -> tensor<{m}x{n}xf32>\n"
+            f"  return %c, %qc, %d : tensor<{m}x{r}xbf16>, {tc}, tensor<{m}x{n}xf32>\n}}\n")
+    meta = {"kind": "matmul_chain", "args": ["x", "w", "v"], "scalars": {},
+            "results": ["c", "codes", "scales", "amax", "d"],
+            "result_types": {"c": "bf16", "d": "f32"}}
+    if tensor_cores:
+        meta["tolerances"] = {"c": MATMUL_TOLERANCE}
+        meta["amax_of"] = {"amax": "c"}
+        meta["unchecked"] = ["codes", "scales", "d"]
+    write_case(out, name, mlir, {"x": x, "w": w, "v": v},
+               {"c": c.reshape(-1), "codes": qc.packed.reshape(-1),
+                "scales": np.asarray(qc.scales, np.uint8).reshape(-1),
+                "amax": np.array([qc.amax], np.float32).view(np.uint32),
+                "d": d.reshape(-1).view(np.uint32)}, meta, args,
+               ["--mx-gemm=" + ("tensor-core" if tensor_cores else "simt")])
+    # The fusion must have happened: the MX GEMM kernel writes the amax and
+    # no amax pass reads C; the form is the one asked for.
+    kernels = case_kernels(out, name)
+    if kernels is None:
+        return
+    mx = [kk for kk in kernels if kk.startswith("nvfp4_scaled_matmul_") and
+          f"_{format}" in kk]
+    form = "_wgmma_" if tensor_cores else "_simt"
+    if len(mx) != 1 or "_amax" not in mx[0] or form not in mx[0] or any(
+            kk == f"nvfp4_amax_{m * r}xbf16" for kk in kernels):
+        raise SystemExit(f"{name}: MX GEMM output amax not fused: {kernels}")
+
+
 def epilogue_quantize_case(out, args, name, m, k, n, tensor_cores,
                            schedule=None):
     """A GEMM whose output is quantized with a static amax (known before the
@@ -1626,6 +1713,20 @@ def main():
     mx_matmul_case(out, args, "mx_tc_mxfp8_e4m3_exact_64x256x256", 64, 256,
                    256, "mxfp8_e4m3", kernel="tensor-core", exponents=None,
                    exact=True)
+    # An MX GEMM feeding an NVFP4 GEMM (a mixed per-layer policy): the MX
+    # GEMM's epilogue writes the amax the NVFP4 quantization of its output
+    # takes, on the SIMT kernel (bit for bit) and the tensor cores (sm_90a:
+    # the wgmma epilogue's amax, bit for bit max |C|; ragged M and N tiles,
+    # whose rows and columns past C the amax must not count).
+    for fmt in ("mxfp8_e4m3", "mxfp4"):
+        mx_chain_case(out, args, f"mx_chain_output_amax_simt_{fmt}_64x96x256x80",
+                      64, 96, 256, 80, fmt, tensor_cores=False)
+        mx_chain_case(out, args, f"mx_chain_output_amax_tc_{fmt}_200x256x512x384",
+                      200, 256, 512, 384, fmt, tensor_cores=True)
+    mx_chain_case(out, args, "mx_chain_output_amax_tc_ragged_mxfp8_e4m3_130x208x256x96",
+                  130, 208, 256, 96, "mxfp8_e4m3", tensor_cores=True)
+    # MXFP8 quantization in upstream MLIR ops, compiled without raising.
+    upstream_mx_quantize_case(out, args, "mx_upstream_quantize_mxfp8_128x256")
     # Divisions by a row's value (the softmax's by its sum): one reciprocal
     # a row, correctly rounded; chunks outside its ranges divide.
     row_division_case(out, args, "row_division_broadcast_64x512", 64, 512,

@@ -36,7 +36,7 @@ import nvfp4_tensormap  # noqa: E402
 
 DTYPES = {"bf16": np.uint16, "f16": np.uint16, "f32": np.float32,
           "i8": np.uint8, "i32": np.uint32, "i64": np.int64,
-          "f8E4M3FN": np.uint8}
+          "f8E4M3FN": np.uint8, "f8E5M2": np.uint8, "f8E8M0FNU": np.uint8}
 
 
 def scalar(type_name, value):

@@ -12,6 +12,14 @@ layer   nvfp4.torch.Linear at the training shapes (32768 tokens; 512 ->
         sign, rounding up as often as 8 random bits per element make it
         (|z| < 6) -- and Y, dX, dW within 8e-3 (max-norm relative) of the
         float64 products of the quantized operands.
+mx      nvfp4.torch.Linear(format="mxfp8" / "mxfp4", and MXFP8 with E5M2
+        gradients) at the training shapes: each operand in the format the
+        recipe gives it, its codes and E8M0 scales byte for byte
+        against reference.py's mx_quantize, the BF16 operands the sm_90a
+        GEMM decodes them into bit for bit against the exact values, and Y,
+        dX, dW within 8e-3 of the float64 products of the quantized
+        operands (docs/Numerics.md 11.7: the decode is exact, only the
+        FP32 summation order differs).
 shared  one layer per shape, called as training does (every forward, then
         the backwards in reverse) three times with fresh tensors through
         the shared workspace: the same bytes as each layer alone with a
@@ -269,6 +277,148 @@ def layer_case(recipe_name, k, n, tokens, device, cache_dir, seed):
     if device.type == "cuda":
         torch.cuda.empty_cache()
     return result
+
+
+# (layer format, E5M2 gradients) of the MX layer checks: MXFP8, its HYBRID
+# form (dY and dY^T in E5M2), MXFP4.
+MX_FORMATS = (("mxfp8", False), ("mxfp8", True), ("mxfp4", False))
+
+
+def mx_operand_format(kernel_name):
+    """reference.py's name of the MX format a quantize kernel writes."""
+    for tag, name in (("_mxfp8_e5m2_", "mxfp8_e5m2"),
+                      ("_mxfp8_e4m3_", "mxfp8"), ("_mxfp4_", "mxfp4")):
+        if tag in kernel_name:
+            return name
+    raise ValueError(f"{kernel_name}: not an MX quantize kernel")
+
+
+def mx_workspace_operands(layer, phase):
+    """[(argument, format, {codes, scales, decoded})] of each MX quantize
+    launch of `phase` (the host-function argument it reads, the format it
+    writes), with the BF16 operand a dequantize launch decodes its codes
+    into, read from the launch's private workspace."""
+    workspace, kernels = layer.last_workspaces[phase]
+    manifest = kernels.manifest(phase)
+    launcher = kernels.launchers[phase]
+    sizes = {"i32": 4, "f32": 4, "bf16": 2}
+
+    def raw(buffer):
+        spec = manifest["buffers"][buffer]
+        size = spec["elements"] * sizes.get(spec["element_type"], 1)
+        offset = launcher.workspace_offset(buffer)
+        return workspace[offset:offset + size]
+
+    decoded = {}
+    for kernel in manifest["kernels"]:
+        if "nvfp4_dequantize_" in kernel["name"]:
+            params = kernel["params"]
+            decoded[params[0]["buffer"]] = params[2]["buffer"]
+    found = []
+    for kernel in manifest["kernels"]:
+        if "nvfp4_quantize_" not in kernel["name"]:
+            continue
+        params = kernel["params"]
+        codes, scales = params[1]["buffer"], params[2]["buffer"]
+        parts = {"codes": raw(codes), "scales": raw(scales)}
+        if codes in decoded:
+            parts["decoded"] = raw(decoded[codes])
+        argument = manifest["buffers"][params[0]["buffer"]]["argument"]
+        found.append((argument, mx_operand_format(kernel["name"]), parts))
+    return found
+
+
+def mx_operand_check(label, source, layer_format, parts):
+    """One MX operand against reference.py (prints only a failure);
+    returns its float64 dequantization from the kernels' bytes and whether
+    it passed."""
+    import torch
+    want = ref.mx_quantize(source, layer_format)
+    rows, cols = source.shape
+    if layer_format == "mxfp4":
+        codes = ref.unpack(parts["codes"].reshape(rows, cols // 2))
+    else:
+        codes = parts["codes"].reshape(rows, cols)
+    scales = parts["scales"].reshape(rows, cols // 32)
+    ok_codes = torch.equal(codes, want["codes"])
+    ok_scales = torch.equal(scales, want["scales"])
+    values = ref.mx_dequantize(codes, scales, layer_format)
+    ok_decoded = "decoded" in parts and torch.equal(
+        parts["decoded"].view(torch.int16).reshape(rows, cols),
+        values.to(torch.bfloat16).view(torch.int16))
+    detail = "" if ok_codes else \
+        f", {int((codes != want['codes']).sum())} codes differ"
+    check(ok_codes and ok_scales and ok_decoded,
+          f"{label}: codes {'=' if ok_codes else '!='}, scales "
+          f"{'=' if ok_scales else '!='}, BF16 decode "
+          f"{'exact' if ok_decoded else 'WRONG or missing'}{detail}",
+          quiet=True)
+    return values, ok_codes and ok_scales and ok_decoded
+
+
+def mx_layer_case(layer_format, hybrid, k, n, tokens, device, cache_dir,
+                  seed):
+    import torch
+    import nvfp4.torch as nt
+    recipe = nt.Recipe(cache_dir=cache_dir,
+                       mxfp8_gradients="e5m2" if hybrid else "e4m3")
+    layer = nt.Linear(k, n, bias=False, recipe=recipe, device=device,
+                      format=layer_format)
+    x, w, dy = make_inputs(tokens, k, n, device, seed)
+    with torch.no_grad():
+        layer.weight.copy_(w)
+    layer.keep_workspaces = True
+    xg = x.clone().requires_grad_()
+    y = layer(xg)
+    y.backward(dy)
+    sync(device)
+    label = f"{layer_format}{'_hybrid' if hybrid else ''} {tokens}x{k}->{n}"
+    gradient = "mxfp8_e5m2" if hybrid else layer_format
+    expected = {"X": layer_format, "W": layer_format, "W^T": layer_format,
+                "X^T": layer_format, "dY": gradient, "dY^T": gradient}
+    sources = {"forward": {0: x, 1: w},
+               "backward": {0: dy, 1: w.t().contiguous(),
+                            2: dy.t().contiguous(), 3: x.t().contiguous()}}
+    d, operands_ok = {}, True
+    for phase in ("forward", "backward"):
+        for argument, operand_format, parts in mx_workspace_operands(layer,
+                                                                     phase):
+            what = LABELS[phase][argument]
+            ok = check(operand_format == expected[what],
+                       f"{label} {what}: quantized to {operand_format}, "
+                       f"expected {expected[what]}", quiet=True)
+            d[what], ok_bytes = mx_operand_check(f"{label} {what:4s}",
+                                                 sources[phase][argument],
+                                                 operand_format, parts)
+            operands_ok &= ok and ok_bytes
+    layer.last_workspaces = {}
+    if sorted(d) != sorted(["X", "W", "dY", "W^T", "dY^T", "X^T"]):
+        check(False, f"{label}: quantized operands {sorted(d)}")
+        return {"operands_ok": False, "gemm_ok": False}
+    errors = {"Y": rel_error(y.detach(), d["X"] @ d["W"].t()),
+              "dX": rel_error(xg.grad, d["dY"] @ d["W^T"].t()),
+              "dW": rel_error(layer.weight.grad, d["dY^T"] @ d["X^T"].t())}
+    gemm_ok = all(e <= TOLERANCE for e in errors.values())
+    quantization = rel_error(y.detach(), x.double() @ w.double().t())
+    check(gemm_ok and operands_ok,
+          f"{label}: 6 operands {'as the reference' if operands_ok else 'WRONG'}"
+          f"; GEMMs vs float64 of them: "
+          + ", ".join(f"{key} {v:.1e}" for key, v in errors.items())
+          + f"; fprop vs unquantized {quantization:.3f}")
+    if device.type == "cuda":
+        torch.cuda.empty_cache()
+    return {"operands_ok": operands_ok, "gemm_ok": gemm_ok,
+            "errors": errors, "fprop_vs_unquantized": quantization}
+
+
+def mx_layer_checks(shapes, tokens, device, cache_dir):
+    rows = {}
+    for layer_format, hybrid in MX_FORMATS:
+        for i, (k, n) in enumerate(shapes):
+            name = layer_format + ("_hybrid" if hybrid else "")
+            rows[f"{name} {k}->{n}"] = mx_layer_case(
+                layer_format, hybrid, k, n, tokens, device, cache_dir, 31 + i)
+    return rows
 
 
 def layer_checks(shapes, tokens, device, cache_dir):
@@ -679,7 +829,8 @@ def main():
     parser.add_argument("--steps", type=int, default=450)
     parser.add_argument("--no-stale", action="store_true",
                         help="skip the training with a frozen W^T")
-    parser.add_argument("--only", default="layer,shared,update,host,model",
+    parser.add_argument("--only",
+                        default="layer,mx,shared,update,host,model",
                         help="comma-separated parts")
     options = parser.parse_args()
     import torch
@@ -702,6 +853,8 @@ def main():
     start = time.monotonic()
     if "layer" in parts:
         section("layer", layer_checks, shapes, tokens, device, cache_dir)
+    if "mx" in parts:
+        section("mx", mx_layer_checks, shapes, tokens, device, cache_dir)
     if "shared" in parts:
         section("shared", shared_workspace, shapes, tokens, device,
                 cache_dir)
@@ -715,10 +868,16 @@ def main():
     layer = RESULTS.get("layer", {})
     kernels_ok = bool(layer) and "error" not in layer and all(
         r["operands_ok"] and r["gemm_ok"] for r in layer.values())
+    mx = RESULTS.get("mx", {})
+    mx_ok = bool(mx) and "error" not in mx and all(
+        r["operands_ok"] and r["gemm_ok"] for r in mx.values())
     update = RESULTS.get("update", {})
     stale = update.get("adamw_bumps_version")
     verdict = [f"kernels at the training shapes "
-               f"{'correct' if kernels_ok else 'WRONG (see FAIL lines)'}",
+               f"{'correct' if kernels_ok else 'WRONG (see FAIL lines)'}"
+               if "layer" in parts else "NVFP4 layers unchecked",
+               f"MX layers {'correct' if mx_ok else 'WRONG (see FAIL lines)'}"
+               if "mx" in parts else "MX layers unchecked",
                "shared workspace " + ("identical" if RESULTS.get(
                    "shared", {}).get("identical") else "DIFFERS or untested"),
                "old W^T cache under fused AdamW: " + (

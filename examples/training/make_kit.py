@@ -58,10 +58,10 @@ def main():
         arms[arm] = {"nvfp4_layers": len(layers),
                      "layers": [m.layer_name for m in layers],
                      "recipe": repr(layers[0].recipe),
-                     "shapes": sorted({(m.in_features, m.out_features)
-                                       for m in layers}),
+                     "formats": {m.layer_name: m.format for m in layers},
+                     "shapes": train.layer_shapes(layers),
                      "bundles": compiled}
-        print(f"make_kit: {arm}: {len(layers)} NVFP4 layers, {compiled} "
+        print(f"make_kit: {arm}: {len(layers)} quantized layers, {compiled} "
               f"layer kernels ({time.monotonic() - start:.0f} s)", flush=True)
     kit = {"config": train.model_config(args), "chip": args.chip,
            "tokens": tokens, "arms": arms}

@@ -12,7 +12,16 @@ for 1x16 blocks, [rows/16, cols/16] for 16x16 tiles), "scale_values"
 (float32, the scales' values), "amax" (the tensor amax, a Python float
 holding an FP32 value), "block", and "scaled" (float32: x times its block's
 encode factor, the value that gets rounded to E2M1).
+
+The MX formats of the mxfp4 / mxfp8 arms (NUMERICS.md section 11, the
+docs/Numerics.md section of the same number): mx_quantize gives "codes"
+(uint8: E2M1 codes for "mxfp4", E4M3 bytes for "mxfp8", E5M2 bytes for
+"mxfp8_e5m2"), "scales" (uint8
+E8M0 bytes, [rows, cols/32]) and "scaled" (x times 2^-e of its block);
+mx_dequantize decodes them.
 """
+import math
+
 import numpy as np
 import torch
 
@@ -165,3 +174,123 @@ def sr_neighbours(scaled):
     low = torch.where(a >= 6, torch.full_like(low, 6.0), low)
     high = torch.where(a >= 6, torch.full_like(high, 6.0), high)
     return low, high, p_up
+
+
+# The MX formats: element maximum per format ("mxfp8" is E4M3, the
+# recipe's MXFP8; "mxfp8_e5m2" the gradients of its HYBRID form).
+MX_MAX = {"mxfp8": 448.0, "mxfp8_e5m2": 57344.0, "mxfp4": 6.0}
+
+
+def mx_scale_exponents(bamax, max_elem):
+    """e_b of docs/Numerics.md 11.2 for FP32 block amaxes: the smallest
+    integer e with 2^e >= fp32(bamax * fp32(1 / max_elem)), clamped to
+    [-127, 127] (0 -> -127, +Inf -> 127). frexp writes v = m 2^E with m in
+    [0.5, 1): v is a power of two (m = 0.5) at 2^(E-1), else below 2^E."""
+    rcp = torch.tensor(float(_F32(1) / _F32(max_elem)), dtype=torch.float32,
+                       device=bamax.device)
+    v = bamax.float() * rcp
+    finite = torch.where(torch.isinf(v), torch.ones_like(v), v)
+    m, e = torch.frexp(finite)
+    e = torch.where(m == 0.5, e - 1, e)
+    e = torch.where(v == 0, torch.full_like(e, -127), e)
+    e = torch.where(torch.isinf(v), torch.full_like(e, 127), e)
+    return torch.clamp(e, -127, 127)
+
+
+def e4m3_encode(y):
+    """E4M3 bytes of FP32 `y`: round to nearest even, saturating at 448
+    (Inf included), NaN 0x7F with y's sign, the sign of zero kept."""
+    a = torch.clamp(torch.where(torch.isnan(y), torch.zeros_like(y),
+                                y.abs()), max=448.0)
+    bits, _ = e4m3_rne(a)
+    bits = bits.int() | (torch.signbit(y).int() << 7)
+    bits = torch.where(torch.isnan(y), (bits & 0x80) | 0x7F, bits)
+    return bits.to(torch.uint8)
+
+
+def e5m2_encode(y):
+    """E5M2 bytes of FP32 `y`: round to nearest even (subnormals below
+    2^-14 in steps of 2^-16, normals with 2 mantissa bits), saturating at
+    57344 (Inf included), NaN 0x7F with y's sign, the sign of zero kept."""
+    a = torch.clamp(torch.where(torch.isnan(y), torch.zeros_like(y),
+                                y.abs()), max=57344.0)
+    subnormal = a < 2.0 ** -14
+    q_sub = torch.round(a * 65536.0)
+    _, e = torch.frexp(a)
+    quantum = torch.ldexp(torch.ones_like(a), (e - 3).to(torch.int32))
+    normal = torch.round(a / quantum) * quantum
+    m2, e2 = torch.frexp(torch.where(subnormal, torch.ones_like(a), normal))
+    bits_normal = (e2 + 14).to(torch.int32) * 4 + \
+        (m2 * 8.0 - 4.0).to(torch.int32)
+    bits = torch.where(subnormal, q_sub.to(torch.int32), bits_normal)
+    bits = bits | (torch.signbit(y).int() << 7)
+    bits = torch.where(torch.isnan(y), (bits & 0x80) | 0x7F, bits)
+    return bits.to(torch.uint8)
+
+
+def e5m2_decode(bits, dtype=torch.float64):
+    """Values of E5M2 bytes (exponent 31: Inf for mantissa 0, else NaN)."""
+    b = bits.long()
+    exponent, mantissa = (b >> 2) & 31, (b & 3).to(dtype)
+    magnitude = torch.where(
+        exponent == 0, mantissa / 4 * 2.0 ** -14,
+        (1 + mantissa / 4) * torch.pow(2.0, (exponent - 15).to(dtype)))
+    magnitude = torch.where(exponent == 31, torch.where(
+        mantissa == 0, torch.full_like(magnitude, math.inf),
+        torch.full_like(magnitude, math.nan)), magnitude)
+    return torch.where((b >> 7) & 1 == 1, -magnitude, magnitude)
+
+
+def e4m3_decode(bits, dtype=torch.float64):
+    """Values of E4M3 bytes (0x7F / 0xFF NaN)."""
+    b = bits.long()
+    exponent, mantissa = (b >> 3) & 15, (b & 7).to(dtype)
+    magnitude = torch.where(
+        exponent == 0, mantissa / 8 * 2.0 ** -6,
+        (1 + mantissa / 8) * torch.pow(2.0, (exponent - 7).to(dtype)))
+    values = torch.where((b >> 7) & 1 == 1, -magnitude, magnitude)
+    return torch.where(b & 0x7F == 0x7F, torch.full_like(values, math.nan),
+                       values)
+
+
+def mx_quantize(x, layer_format):
+    """The MX quantized operand of a 2-D BF16 tensor, 1x32 blocks along
+    the last dimension, round to nearest even (docs/Numerics.md 11.2)."""
+    if x.dim() != 2 or x.dtype != torch.bfloat16:
+        raise ValueError("mx_quantize takes a 2-D bfloat16 tensor")
+    rows, cols = x.shape
+    if cols % 32:
+        raise ValueError(f"{tuple(x.shape)} does not tile into 1x32")
+    x = x.float()
+    finite = torch.where(torch.isnan(x), torch.zeros_like(x), x)
+    bamax = finite.abs().reshape(rows, cols // 32, 32).amax(-1)
+    e = mx_scale_exponents(bamax, MX_MAX[layer_format])
+    factor = torch.ldexp(torch.ones_like(bamax), (-e).to(torch.int32))
+    scaled = x * factor.repeat_interleave(32, 1)
+    if layer_format == "mxfp4":
+        codes = e2m1_rne(scaled)
+        codes = torch.where(torch.isnan(x), torch.full_like(codes, 7), codes)
+    elif layer_format == "mxfp8_e5m2":
+        codes = e5m2_encode(scaled)
+    else:
+        codes = e4m3_encode(scaled)
+    return {"codes": codes, "scales": (e + 127).to(torch.uint8),
+            "scaled": scaled}
+
+
+def mx_dequantize(codes, scales, layer_format, dtype=torch.float64):
+    """elem(code) * 2^(scale - 127) (docs/Numerics.md 11.3; a 0xFF scale is
+    NaN), in `dtype` (float64: exact)."""
+    if layer_format == "mxfp4":
+        table = torch.tensor(E2M1, dtype=dtype, device=codes.device)
+        c = codes.long()
+        values = table[c & 7] * (1 - 2 * ((c >> 3) & 1)).to(dtype)
+    elif layer_format == "mxfp8_e5m2":
+        values = e5m2_decode(codes, dtype)
+    else:
+        values = e4m3_decode(codes, dtype)
+    s = scales.long()
+    factor = torch.pow(torch.full(s.shape, 2.0, dtype=dtype,
+                                  device=codes.device), (s - 127).to(dtype))
+    factor = torch.where(s == 255, torch.full_like(factor, math.nan), factor)
+    return values * factor.repeat_interleave(32, 1)

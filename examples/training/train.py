@@ -12,7 +12,9 @@ Arms: bf16 (nn.Linear under BF16 autocast), nvfp4 (nvfp4.torch, the full
 recipe; the first --keep-first and last --keep-last blocks BF16), no_rht,
 no_sr, no_2d (one component off), all_nvfp4 (no BF16 blocks), late_bf16
 (nvfp4, then every layer BF16 for the last --late-fraction of the steps:
-forked from the nvfp4 arm's state at that step when that arm ran first).
+forked from the nvfp4 arm's state at that step when that arm ran first),
+and the MX formats on the same layers: mxfp4, mxfp8, mxfp8_hybrid (E5M2
+gradients), nvfp4_mxfp8 (NVFP4 FFN layers, MXFP8 attention projections).
 
 --time-budget S: the whole run ends within S seconds; a calibration (a few
 steps of bf16 and nvfp4) sizes the steps per arm so that every arm gets
@@ -58,6 +60,17 @@ ARMS = {
     "no_rht": ("NVFP4 without the RHT", {"rht": False}),
     "no_2d": ("NVFP4 without 2D weight scaling", {"weight_2d": False}),
     "all_nvfp4": ("NVFP4 in every block", {"keep_first": 0, "keep_last": 0}),
+    # The NVFP4 paper's baseline: E8M0 scales per 32 elements, no tensor
+    # scale, round to nearest, no RHT (docs/Numerics.md section 11).
+    "mxfp4": ("MXFP4 (E8M0 scale per 32)", {"formats": "mxfp4"}),
+    # The mixed recipe: the FFN layers NVFP4 (full recipe), the attention
+    # projections MXFP8 (E4M3 elements).
+    "nvfp4_mxfp8": ("NVFP4 FFN + MXFP8 attention", {
+        "formats": {"attention": "mxfp8", "ffn": "nvfp4"}}),
+    "mxfp8": ("MXFP8 (E4M3, E8M0 scale per 32)", {"formats": "mxfp8"}),
+    # TE's HYBRID MXFP8: E4M3 forward, E5M2 gradients (dY, dY^T).
+    "mxfp8_hybrid": ("MXFP8, E5M2 gradients", {"formats": "mxfp8",
+                                               "mxfp8_gradients": "e5m2"}),
 }
 
 
@@ -121,10 +134,21 @@ def check_kit(args, kit, cache_dir, arms):
     tokens = args.batch * args.context
     for arm in arms:
         options = make_recipe(args, arm, cache_dir).options
-        for k, n in kit["arms"][arm]["shapes"]:
-            lk.compile_layer(lk.LayerShape(tokens, k, n), options,
-                             kit["chip"], cache)
+        for shape in kit["arms"][arm]["shapes"]:
+            k, n, layer_format = (list(shape) + ["nvfp4"])[:3]
+            lk.compile_layer(lk.LayerShape(tokens, k, n),
+                             options.with_format(layer_format), kit["chip"],
+                             cache)
     return cache.compiles
+
+
+def layer_shapes(layers):
+    """The distinct kernels of an arm's layers: [in, out] for NVFP4 (the
+    kits before the MX arms had only these), [in, out, format] for an MX
+    format."""
+    return sorted({(m.in_features, m.out_features) +
+                   (() if m.format == "nvfp4" else (m.format,))
+                   for m in layers}, key=lambda s: (s[:2], s[2:]))
 
 
 def nvfp4_layers(model):
@@ -291,7 +315,10 @@ def run_arm(arm, args, steps, batches, device, cache_dir, out, deadline,
         "linear_layers": sum(isinstance(m, torch.nn.Linear)
                              for m in model.modules()),
         "recipe": repr(nvfp4_layers(model)[0].recipe) if nvfp4_count
-        else None})
+        else None,
+        "formats": {f: sum(m.format == f for m in nvfp4_layers(model))
+                    for f in sorted({m.format for m in
+                                     nvfp4_layers(model)})}})
     start_step = 0
     if late and "nvfp4" in snapshots:
         snap = snapshots["nvfp4"]
@@ -468,14 +495,23 @@ def plan_steps(args, arms, cost, fixed_s, available_s, data_steps):
     return max(0, min(steps, data_steps)), fixed, per_step
 
 
+def calibrated_arms(arms):
+    """The arms calibrate() measures besides bf16 and nvfp4: those with
+    another format (their kernels are not NVFP4's, so their cost does not
+    scale from nvfp4's)."""
+    return [a for a in arms if a not in ("bf16", "nvfp4") and
+            "formats" in (ARMS[a][1] or {})]
+
+
 def arm_cost(arm, measured, counts, args):
-    """An arm's (step, eval batch) seconds from the measured bf16 and nvfp4
-    arms: the NVFP4 layers' share scales with their number; late_bf16 runs
+    """An arm's (step, eval batch) seconds: measured (bf16, nvfp4 and the
+    calibrated_arms), else from the measured bf16 and nvfp4 arms: the NVFP4
+    layers' share scales with their number; late_bf16 runs
     (1 - late_fraction) of its steps as nvfp4."""
     bf16 = measured["bf16"]
     nvfp4 = measured.get("nvfp4", bf16)
-    if arm == "bf16":
-        return bf16
+    if arm in measured:
+        return measured[arm]
     if arm == "late_bf16":
         f = args.late_fraction
         return tuple((1 - f) * n + f * b for n, b in zip(nvfp4, bf16))
@@ -485,15 +521,28 @@ def arm_cost(arm, measured, counts, args):
 
 # -- per-layer step time (issue 14's goal: within 1.3x of BF16) ----------------
 
-def layer_timing(args, device, cache_dir, say):
-    """One training step (forward + backward) of each linear shape of the
-    model's NVFP4 layers against the same three GEMMs in BF16 (cuBLAS):
-    median of 20 (CUDA events), and the host time to enqueue the step."""
+def timed_layers(args, kit, arms):
+    """(in, out, format) of every layer kernel the per-layer timing
+    measures: each linear shape of the model in NVFP4, and each MX layer
+    kernel the kit holds for `arms`."""
+    from gpt import GPT
+    layers = [(k, n, "nvfp4") for k, n in
+              GPT(1, args.width, args.heads, 16).linear_shapes()]
+    for arm in arms:
+        for shape in kit["arms"][arm]["shapes"]:
+            if len(shape) == 3 and tuple(shape) not in layers:
+                layers.append(tuple(shape))
+    return layers
+
+
+def layer_timing(args, device, cache_dir, say, layers):
+    """One training step (forward + backward) of each of `layers` ((in,
+    out, format), timed_layers) against the same three GEMMs in BF16
+    (cuBLAS): median of 20 (CUDA events), and the host time to enqueue
+    the step."""
     import torch
     import nvfp4.torch as nt
-    from gpt import GPT
     tokens = args.batch * args.context
-    shapes = GPT(1, args.width, args.heads, 16).linear_shapes()
     rows = []
 
     def median_ms(fn, repeat=20):
@@ -513,10 +562,11 @@ def layer_timing(args, device, cache_dir, say):
             times.append(start.elapsed_time(stop))
         return float(np.median(times)), float(np.median(host))
 
-    for k, n in shapes:
+    for k, n, layer_format in layers:
         layer = nt.Linear(k, n, bias=False, device=device,
                           recipe=nt.Recipe(seed=args.seed,
-                                           cache_dir=cache_dir))
+                                           cache_dir=cache_dir),
+                          format=layer_format)
         torch.manual_seed(0)
         x = torch.randn(tokens, k, device=device, dtype=torch.bfloat16)
         dy = torch.randn(tokens, n, device=device,
@@ -563,11 +613,12 @@ def layer_timing(args, device, cache_dir, say):
                                exact.abs().max())
         same = bool(torch.equal(shared, private))
         rows.append({"tokens": tokens, "in": k, "out": n,
-                     "nvfp4_step_ms": step_ms, "nvfp4_host_ms": host_ms,
+                     "format": layer_format, "nvfp4_step_ms": step_ms, "nvfp4_host_ms": host_ms,
                      "nvfp4_kernels_ms": kernel_ms, "bf16_gemms_ms": bf16_ms,
                      "fprop_relative_difference": difference,
                      "shared_workspace_identical": same})
-        say(f"  {tokens} x {k} -> {n}: nvfp4.torch.Linear step {step_ms:.3f} "
+        say(f"  {tokens} x {k} -> {n} {layer_format}: nvfp4.torch.Linear "
+            f"step {step_ms:.3f} "
             f"ms ({step_ms / bf16_ms:.2f}x BF16; its kernels "
             f"{kernel_ms:.3f} ms = {kernel_ms / bf16_ms:.2f}x; host "
             f"{host_ms:.3f} ms), BF16 cuBLAS {bf16_ms:.3f} ms; fprop vs "
@@ -680,15 +731,16 @@ def write_summary(out, args=None, extra=None, with_plot=True, runs=None):
     if timing:
         lines += ["", "One linear layer's training step (forward + "
                   "backward), H200:", "",
-                  "| tokens x in -> out | nvfp4.torch.Linear | its kernels "
+                  "| tokens x in -> out | format | nvfp4.torch.Linear | "
+                  "its kernels "
                   "| host enqueue | BF16 cuBLAS (3 GEMMs) | step vs BF16 "
                   "(goal 1.3x) | kernels vs BF16 |",
-                  "| --- | ---: | ---: | ---: | ---: | ---: | ---: |"]
+                  "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |"]
         for t in timing:
             b = t["bf16_gemms_ms"]
             lines.append(
                 f"| {t['tokens']} x {t['in']} -> {t['out']} | "
-                f"{t['nvfp4_step_ms']:.3f} ms | {t['nvfp4_kernels_ms']:.3f} "
+                f"{t.get('format', 'nvfp4')} | {t['nvfp4_step_ms']:.3f} ms | {t['nvfp4_kernels_ms']:.3f} "
                 f"ms | {t['nvfp4_host_ms']:.3f} ms | {b:.3f} ms | "
                 f"{t['nvfp4_step_ms'] / b:.2f}x | "
                 f"{t['nvfp4_kernels_ms'] / b:.2f}x |")
@@ -885,7 +937,8 @@ def train_arms(args, out, started):
         say("per-layer step time:")
         try:
             write_summary(out, args, {"layer_timing": layer_timing(
-                args, device, kit_cache, say)}, with_plot=False)
+                args, device, kit_cache, say,
+                timed_layers(args, kit, wanted_nvfp4))}, with_plot=False)
         except Interrupted:
             raise
         except Exception as e:  # the training still runs
@@ -915,6 +968,20 @@ def train_arms(args, out, started):
                 args.arm_list = [a for a in args.arm_list
                                  if ARMS[a][1] is None]
                 wanted_nvfp4 = []
+        for arm in calibrated_arms(wanted_nvfp4):
+            try:
+                measured[arm] = calibrate(args, arm, batches, device,
+                                          kit_cache)
+            except Interrupted:
+                raise
+            except Exception as e:  # that arm cannot run: the others can
+                import traceback
+                traceback.print_exc()
+                say(f"calibration of {arm} failed ({type(e).__name__}: "
+                    f"{e}); skipping it")
+                write_summary(out, args, {f"{arm}_failed": f"{e}"})
+                args.arm_list.remove(arm)
+                wanted_nvfp4.remove(arm)
         counts = {arm: kit["arms"][arm]["nvfp4_layers"]
                   for arm in wanted_nvfp4}
         if wanted_nvfp4:

@@ -38,6 +38,12 @@ void mlir::nvfp4::buildGPUKernelPipeline(OpPassManager &pm, StringRef chip,
   pm.addPass(createConvertNVFP4ToGPU(convert));
   pm.addNestedPass<func::FuncOp>(createNVFP4FreeDeviceBuffers());
   OpPassManager &kernels = pm.nest<gpu::GPUModuleOp>();
+  // Upstream's scaling ops (arith.scaling_truncf / scaling_extf) and the
+  // casts to and from the FP8/FP4/E8M0 types in the linalg ops' kernels
+  // (IR a frontend writes in upstream ops, docs/Numerics.md 11.6), which
+  // NVPTX cannot lower, as the numerics library's conversions: the CPU
+  // reference pipeline's expansion, so both give nvfp4's bytes.
+  kernels.addPass(createNVFP4ExpandSmallFloatCasts());
   kernels.addPass(createSCFToControlFlowPass());
   // Bare pointers: a kernel parameter per buffer, so a runtime can launch
   // kernels from the manifest without MLIR's memref descriptors.

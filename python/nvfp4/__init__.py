@@ -366,27 +366,8 @@ def scaled_matmul(a, b, alpha=1.0):
 
 def _format_entries(formats):
     """formats= of compile() as nvfp4-assign-precision's entries."""
-    if formats is None:
-        return []
-    if isinstance(formats, str):
-        return [entry for entry in formats.split(",") if entry.strip()]
-    if isinstance(formats, dict):
-        entries = []
-        for kind, name in formats.items():
-            if kind is not None and not isinstance(kind, str):
-                raise ValueError("formats: a kind must be a str or None (the "
-                                 "default), got {!r}".format(kind))
-            if not isinstance(name, str):
-                raise ValueError("formats: the format of {!r} must be a str, "
-                                 "got {!r}".format(kind, name))
-            entries.append(name if not kind else "{}={}".format(kind, name))
-        return entries
-    if isinstance(formats, (list, tuple)) and all(
-            isinstance(entry, str) for entry in formats):
-        return list(formats)
-    raise ValueError("formats must be None, a dict {{kind: format}}, a str "
-                     "'kind=format,...' or a list of such entries, got "
-                     "{!r}".format(formats))
+    from .layer_kernels import format_entries
+    return format_entries(formats)
 
 
 def compile(mlir_text, chip="sm_103a", emit="ptx", keep_first=None,

@@ -22,7 +22,15 @@ A machine without the compiler (a GPU machine with only the runtime) uses a
 cache prepared elsewhere.
 
 ``layer_policy`` asks ``nvfp4-assign-precision`` which layers of a model are
-NVFP4 (``nvfp4.torch.convert`` uses it).
+NVFP4, ``layer_formats`` which format each layer takes under a per-kind
+``formats`` policy (``nvfp4.torch.convert`` uses it).
+
+A layer can also run in an MX format (``RecipeOptions(format="mxfp8")`` or
+``"mxfp4"``): the same two functions, assigned that format, so that
+``nvfp4-apply-recipe`` quantizes both operands of all three GEMMs in 1x32
+E8M0-scaled blocks (docs/Numerics.md section 11; the recipe's RHT,
+stochastic rounding and 16x16 knobs are NVFP4's); every extent must then
+be a multiple of 32.
 """
 import hashlib
 import json
@@ -34,8 +42,10 @@ import tempfile
 
 __all__ = ["RecipeOptions", "LayerShape", "CompilerUnavailable",
            "KernelCache", "LayerKernels", "forward_ir", "backward_ir",
-           "layer_ir", "layer_policy", "default_cache_dir", "find_tool",
-           "chip_of_capability", "derive_stream_seed", "launch_plan"]
+           "layer_ir", "layer_policy", "layer_formats", "format_entries",
+           "block_of", "default_cache_dir", "find_tool",
+           "chip_of_capability", "derive_stream_seed", "launch_plan",
+           "LAYER_FORMATS"]
 
 # Bumped when the IR written here or the cache layout changes.
 CACHE_FORMAT = 1
@@ -48,24 +58,92 @@ class CompilerUnavailable(RuntimeError):
     found to compile it."""
 
 
+# The block-scaled formats a layer's GEMMs can take (nvfp4-assign-precision's
+# format names) and the block along K each quantizes in.
+LAYER_FORMATS = {"nvfp4": 16, "mxfp8": 32, "mxfp4": 32}
+
+
+def block_of(layer_format):
+    """The quantization block along K of a layer format (16 or 32)."""
+    block = LAYER_FORMATS.get(layer_format)
+    if block is None:
+        raise ValueError(f"format {layer_format!r}: a layer format is one of "
+                         f"{', '.join(LAYER_FORMATS)}")
+    return block
+
+
+def format_entries(formats):
+    """formats= (of nvfp4.compile, nvfp4.torch.Recipe, layer_formats) as
+    nvfp4-assign-precision's KIND=FORMAT entries: None (no entry), a dict
+    {kind: format} (the kind None or "" sets the default), a str
+    "kind=format,..." or a list of such entries."""
+    if formats is None:
+        return []
+    if isinstance(formats, str):
+        return [entry for entry in formats.split(",") if entry.strip()]
+    if isinstance(formats, dict):
+        entries = []
+        for kind, name in formats.items():
+            if kind is not None and not isinstance(kind, str):
+                raise ValueError("formats: a kind must be a str or None (the "
+                                 "default), got {!r}".format(kind))
+            if not isinstance(name, str):
+                raise ValueError("formats: the format of {!r} must be a str, "
+                                 "got {!r}".format(kind, name))
+            entries.append(name if not kind else "{}={}".format(kind, name))
+        return entries
+    if isinstance(formats, (list, tuple)) and all(
+            isinstance(entry, str) for entry in formats):
+        return list(formats)
+    raise ValueError("formats must be None, a dict {{kind: format}}, a str "
+                     "'kind=format,...' or a list of such entries, got "
+                     "{!r}".format(formats))
+
+
 class RecipeOptions:
-    """The nvfp4-apply-recipe knobs of one layer's kernels."""
+    """The nvfp4-apply-recipe knobs of one layer's kernels, and the layer's
+    format: "nvfp4" (the recipe of docs/Numerics.md section 7), "mxfp8" or
+    "mxfp4" (section 11: both operands of every GEMM in that MX format,
+    1x32 along K, round to nearest, no RHT; the NVFP4 knobs do not apply).
+    mxfp8_gradients: the elements of an MXFP8 layer's gradient operands
+    (dY of dgrad, dY^T of wgrad): "e4m3" (TE's MXFP8 default) or "e5m2"
+    (TE's HYBRID)."""
 
-    __slots__ = ("rht", "stochastic_rounding", "weight_2d")
+    __slots__ = ("rht", "stochastic_rounding", "weight_2d", "format",
+                 "mxfp8_gradients")
 
-    def __init__(self, rht=True, stochastic_rounding=True, weight_2d=True):
+    def __init__(self, rht=True, stochastic_rounding=True, weight_2d=True,
+                 format="nvfp4", mxfp8_gradients="e4m3"):
+        block_of(format)
+        if mxfp8_gradients not in ("e4m3", "e5m2"):
+            raise ValueError(f"mxfp8_gradients {mxfp8_gradients!r}: "
+                             f"expected 'e4m3' or 'e5m2'")
         self.rht = bool(rht)
         self.stochastic_rounding = bool(stochastic_rounding)
         self.weight_2d = bool(weight_2d)
+        self.format = format
+        self.mxfp8_gradients = mxfp8_gradients
 
     def pass_options(self):
+        # E5M2 gradients only where they apply (an MXFP8 layer), so that
+        # other layers keep their pipeline and cache keys.
+        hybrid = " mxfp8-gradients=e5m2" if self.format == "mxfp8" and \
+            self.mxfp8_gradients == "e5m2" else ""
         return (f"rht={int(self.rht)} "
                 f"stochastic-rounding={int(self.stochastic_rounding)} "
                 f"weight-2d={int(self.weight_2d)} "
-                f"seed-argument={SEED_ARGUMENT}")
+                f"seed-argument={SEED_ARGUMENT}{hybrid}")
+
+    def with_format(self, layer_format):
+        """These knobs with another layer format."""
+        return RecipeOptions(self.rht, self.stochastic_rounding,
+                             self.weight_2d, layer_format,
+                             self.mxfp8_gradients)
 
     def key(self):
-        return (self.rht, self.stochastic_rounding, self.weight_2d)
+        return (self.rht, self.stochastic_rounding, self.weight_2d,
+                self.format,
+                self.mxfp8_gradients if self.format == "mxfp8" else "e4m3")
 
     def __eq__(self, other):
         return isinstance(other, RecipeOptions) and self.key() == other.key()
@@ -74,8 +152,12 @@ class RecipeOptions:
         return hash(self.key())
 
     def __repr__(self):
+        fmt = "" if self.format == "nvfp4" else f", format={self.format!r}"
+        if self.mxfp8_gradients != "e4m3":
+            fmt += f", mxfp8_gradients={self.mxfp8_gradients!r}"
         return (f"RecipeOptions(rht={self.rht}, stochastic_rounding="
-                f"{self.stochastic_rounding}, weight_2d={self.weight_2d})")
+                f"{self.stochastic_rounding}, weight_2d={self.weight_2d}"
+                f"{fmt})")
 
 
 class LayerShape:
@@ -363,9 +445,13 @@ class KernelCache:
 
 def _recipe_pipeline(options):
     """nvfp4-opt arguments (tab-separated) of a layer's passes: the layer
-    is one NVFP4 block (convert decided that), the recipe's knobs."""
+    is one quantized block (convert decided that) in the options' format
+    (the default of every kind; NVFP4 needs no entry, which keeps the
+    cache keys of NVFP4 layers what they were), the recipe's knobs."""
+    formats = "" if options.format == "nvfp4" else \
+        f" formats={options.format}"
     return "\t".join([
-        "--nvfp4-assign-precision=keep-first=0 keep-last=0",
+        "--nvfp4-assign-precision=keep-first=0 keep-last=0" + formats,
         f"--nvfp4-apply-recipe={options.pass_options()}",
         "--nvfp4-fuse-quantization"])
 
@@ -374,6 +460,15 @@ def compile_layer(shape, options, chip, cache=None):
     """Compiles (or finds in the cache) both bundles of a layer for `chip`
     without a GPU; returns {"forward": (image, manifest), "backward": ...}.
     """
+    block = block_of(options.format)
+    for name, value in (("tokens", shape.tokens),
+                        ("in_features", shape.in_features),
+                        ("out_features", shape.out_features)):
+        if value % block:
+            raise ValueError(
+                f"{name} = {value}: {options.format.upper()} quantizes in "
+                f"blocks of {block} along K (the {name} are K of a GEMM of "
+                f"the layer); it needs a multiple of {block}")
     cache = cache or KernelCache()
     pipeline = _recipe_pipeline(options)
     label = f"{shape} {options}"
@@ -551,8 +646,19 @@ def layer_policy(layers, keep_first=None, keep_last=None, keep_kinds=None,
                  cache=None):
     """Which layers nvfp4-assign-precision makes NVFP4: `layers` is a list
     of (block index or None, kind, in_features, out_features); returns one
-    bool per layer. A layer is NVFP4 when its fprop and dgrad GEMMs both
-    are (a layer outside the blocks, block None, counts as kind "head"
+    bool per layer (layer_formats without formats: NVFP4 or BF16)."""
+    return [f == "nvfp4" for f in layer_formats(
+        layers, keep_first, keep_last, keep_kinds, None, cache)]
+
+
+def layer_formats(layers, keep_first=None, keep_last=None, keep_kinds=None,
+                  formats=None, cache=None):
+    """The format nvfp4-assign-precision gives each layer: `layers` is a
+    list of (block index or None, kind, in_features, out_features),
+    `formats` the pass's formats= (see format_entries; None: NVFP4 for
+    every kind); returns one of LAYER_FORMATS, or None for BF16, per
+    layer. A layer takes a format when its fprop and dgrad GEMMs both get
+    it (a layer outside the blocks, block None, counts as kind "head"
     unless its kind says otherwise). The answer is cached like kernels, so
     a machine without nvfp4-opt can use a policy computed elsewhere."""
     lines, args = [], []
@@ -586,6 +692,9 @@ def layer_policy(layers, keep_first=None, keep_last=None, keep_kinds=None,
         options.append(f"keep-last={int(keep_last)}")
     if keep_kinds is not None:
         options.append("keep-kinds=" + (",".join(keep_kinds) or "none"))
+    entries = format_entries(formats)
+    if entries:
+        options.append("formats=" + ",".join(entries))
     argument = "--nvfp4-assign-precision" + (
         "=" + " ".join(options) if options else "")
 
@@ -595,7 +704,8 @@ def layer_policy(layers, keep_first=None, keep_last=None, keep_kinds=None,
     if os.path.isfile(path):
         with open(path) as f:
             decisions = json.load(f)
-        if len(decisions) == len(layers):
+        if len(decisions) == len(layers) and all(
+                d is None or d in LAYER_FORMATS for d in decisions):
             return decisions
     opt = find_tool("nvfp4-opt")
     if opt is None:
@@ -615,8 +725,10 @@ def layer_policy(layers, keep_first=None, keep_last=None, keep_kinds=None,
     if len(precisions) != 2 * len(layers):
         raise RuntimeError(f"nvfp4-assign-precision answered for "
                            f"{len(precisions)} of {2 * len(layers)} GEMMs")
-    decisions = [precisions[2 * i] == "nvfp4" and
-                 precisions[2 * i + 1] == "nvfp4" for i in range(len(layers))]
+    decisions = [precisions[2 * i]
+                 if precisions[2 * i] == precisions[2 * i + 1] and
+                 precisions[2 * i] in LAYER_FORMATS else None
+                 for i in range(len(layers))]
     os.makedirs(os.path.dirname(path), exist_ok=True)
     temporary = path + f".{os.getpid()}.tmp"
     with open(temporary, "w") as f:
@@ -627,7 +739,7 @@ def layer_policy(layers, keep_first=None, keep_last=None, keep_kinds=None,
 
 def main(argv=None):
     """python3 -m nvfp4.layer_kernels --tokens T --in K --out N --chip C
-    [--no-rht] [--no-sr] [--no-2d] [--cache DIR]: compiles one layer's
+    [--no-rht] [--no-sr] [--no-2d] [--format F] [--cache DIR]: compiles one layer's
     kernels into the cache and prints the bundle paths."""
     import argparse
     parser = argparse.ArgumentParser(prog="python3 -m nvfp4.layer_kernels",
@@ -640,12 +752,15 @@ def main(argv=None):
     parser.add_argument("--no-rht", action="store_true")
     parser.add_argument("--no-sr", action="store_true")
     parser.add_argument("--no-2d", action="store_true")
+    parser.add_argument("--format", default="nvfp4",
+                        choices=list(LAYER_FORMATS))
     parser.add_argument("--cache", default=None)
     args = parser.parse_args(argv)
     try:
         paths = compile_layer(
             LayerShape(args.tokens, args.in_features, args.out_features),
-            RecipeOptions(not args.no_rht, not args.no_sr, not args.no_2d),
+            RecipeOptions(not args.no_rht, not args.no_sr, not args.no_2d,
+                          args.format),
             args.chip, KernelCache(args.cache))
     except (ValueError, RuntimeError) as e:
         print(f"nvfp4.layer_kernels: error: {e}", file=__import__("sys").stderr)

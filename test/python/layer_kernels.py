@@ -33,7 +33,8 @@ def quantizations(text):
         if "nvfp4.quantize" not in line:
             continue
         operand = line.split("nvfp4.quantize")[1].split()[0]
-        block = "16x16" if "block = 16x16" in line else "1x16"
+        block = next(b for b in ("16x16", "1x32", "1x16")
+                     if f"block = {b}" in line)
         found.append((operand, block, "rounding<stochastic>" in line,
                       "hadamard(" in line))
     return found
@@ -90,6 +91,58 @@ class LayerIR(unittest.TestCase):
         no_2d = passes(lk.forward_ir(SHAPE), lk.RecipeOptions(weight_2d=False))
         self.assertEqual([q[1] for q in quantizations(no_2d)],
                          ["1x16", "1x16"])
+
+
+    def test_mx_formats(self):
+        # An MX layer: both operands of all three GEMMs in that format,
+        # 1x32, round to nearest, no RHT whatever the knobs say.
+        for name, element in (("mxfp8", "f8E4M3FN"), ("mxfp4", "f4E2M1FN")):
+            options = lk.RecipeOptions(format=name)
+            forward = passes(lk.forward_ir(SHAPE), options)
+            backward = passes(lk.backward_ir(SHAPE), options)
+            for text, count in ((forward, 2), (backward, 4)):
+                self.assertEqual([q[1:] for q in quantizations(text)],
+                                 [("1x32", False, False)] * count, name)
+                mx_type = f"x{element}, scale = f8E8M0FNU, block = 1x32>"
+                self.assertTrue(all(mx_type in line for line in
+                                    text.splitlines()
+                                    if "nvfp4.quantize" in line), name)
+                self.assertNotIn("linalg.matmul", text)
+            self.assertIn(f'nvfp4.precision = "{name}"', backward)
+            self.assertEqual(options, lk.RecipeOptions().with_format(name))
+            self.assertNotEqual(options, lk.RecipeOptions())
+            self.assertIn(f"format='{name}'", repr(options))
+        # TE's HYBRID MXFP8: the gradient operands (dY of dgrad, dY^T of
+        # wgrad: arguments 0 and 2) in E5M2, W^T and X^T in E4M3; the
+        # forward is all E4M3.
+        hybrid = lk.RecipeOptions(format="mxfp8", mxfp8_gradients="e5m2")
+        elements = {}
+        for line in passes(lk.backward_ir(SHAPE), hybrid).splitlines():
+            if "nvfp4.quantize" in line:
+                operand = line.split("nvfp4.quantize")[1].split()[0]
+                elements[operand] = ("f8E5M2" if "xf8E5M2," in line else
+                                     "f8E4M3FN" if "xf8E4M3FN," in line
+                                     else "?")
+        self.assertEqual(elements, {"%arg0": "f8E5M2", "%arg1": "f8E4M3FN",
+                                    "%arg2": "f8E5M2", "%arg3": "f8E4M3FN"})
+        self.assertNotIn("f8E5M2", passes(lk.forward_ir(SHAPE), hybrid))
+        self.assertNotEqual(hybrid, lk.RecipeOptions(format="mxfp8"))
+        # The knob means nothing to other formats: same options, same keys.
+        for name in ("nvfp4", "mxfp4"):
+            self.assertEqual(
+                lk.RecipeOptions(format=name, mxfp8_gradients="e5m2"),
+                lk.RecipeOptions(format=name))
+            self.assertEqual(
+                lk._recipe_pipeline(lk.RecipeOptions(
+                    format=name, mxfp8_gradients="e5m2")),
+                lk._recipe_pipeline(lk.RecipeOptions(format=name)))
+        with self.assertRaisesRegex(ValueError, "mxfp8_gradients 'e3m4'"):
+            lk.RecipeOptions(mxfp8_gradients="e3m4")
+        # NVFP4 layers keep the pipeline (and cache keys) they had.
+        self.assertNotIn("formats", lk._recipe_pipeline(lk.RecipeOptions()))
+        with self.assertRaisesRegex(ValueError, "format 'fp8': a layer "
+                                    "format is one of nvfp4, mxfp8, mxfp4"):
+            lk.RecipeOptions(format="fp8")
 
 
 class LayerKernelsCompiled(unittest.TestCase):
@@ -160,6 +213,14 @@ class LayerKernelsCompiled(unittest.TestCase):
                 ((256.0, 128, 64), "tokens must be an int")):
             with self.assertRaisesRegex(ValueError, fragment):
                 lk.LayerShape(*args)
+        # 16 is enough for NVFP4, an MX layer needs 32 in every extent.
+        for shape, name in (((256, 128, 48), "out_features = 48"),
+                            ((272, 128, 64), "tokens = 272")):
+            with self.assertRaisesRegex(ValueError, name + ": MXFP4 "
+                                        "quantizes in blocks of 32"):
+                lk.compile_layer(lk.LayerShape(*shape),
+                                 lk.RecipeOptions(format="mxfp4"), "sm_90a",
+                                 lk.KernelCache(os.path.join(WORK, "k")))
         with self.assertRaisesRegex(ValueError, "compute capability 8.0"):
             lk.chip_of_capability(8, 0)
         self.assertEqual(lk.chip_of_capability(9, 0), "sm_90a")
@@ -187,6 +248,36 @@ class Policy(unittest.TestCase):
                 lk.layer_policy(layers, 2, 1, cache=cache)
         finally:
             del os.environ["NVFP4_TOOLS_DIR"]
+
+    def test_formats(self):
+        cache = lk.KernelCache(os.path.join(WORK, "policy"))
+        layers = [(b, kind, 64, 64) for b in range(4)
+                  for kind in ("attention", "ffn")] + [(None, "head", 64, 256)]
+        self.assertEqual(
+            lk.layer_formats(layers, 1, 1, formats={"attention": "mxfp8",
+                                                    "ffn": "nvfp4"},
+                             cache=cache),
+            [None, None, "mxfp8", "nvfp4", "mxfp8", "nvfp4", None, None,
+             None])
+        self.assertEqual(lk.layer_formats(layers, 0, 0, formats="mxfp4",
+                                          cache=cache),
+                         ["mxfp4"] * 8 + [None])
+        self.assertEqual(lk.layer_formats(layers, 0, 0, cache=cache),
+                         ["nvfp4"] * 8 + [None])
+        # The MX block is 32: a 48-feature layer stays BF16 in MXFP4 (the
+        # pass leaves a remark), NVFP4 takes it.
+        odd = [(0, "ffn", 48, 64), (0, "ffn", 64, 64)]
+        self.assertEqual(lk.layer_formats(odd, 0, 0, formats="mxfp4",
+                                          cache=cache), [None, "mxfp4"])
+        self.assertEqual(lk.layer_formats(odd, 0, 0, cache=cache),
+                         ["nvfp4", "nvfp4"])
+        self.assertEqual(lk.format_entries({None: "mxfp4", "attention":
+                                            "mxfp8"}),
+                         ["mxfp4", "attention=mxfp8"])
+        with self.assertRaisesRegex(RuntimeError, "nvfp4-assign-precision "
+                                    "failed"):
+            lk.layer_formats(layers, 0, 0, formats="attention=fp9",
+                             cache=cache)
 
     def test_stream_seeds(self):
         # SplitMix64's published outputs for seed 0.

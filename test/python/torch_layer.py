@@ -182,6 +182,44 @@ class ConvertTest(unittest.TestCase):
                       model.blocks[0].attn_qkv.weight)
         self.assertEqual(model.blocks[1].fc1.layer_name, "blocks.1.fc1")
 
+    def test_formats(self):
+        # The mixed recipe: attention projections MXFP8, the FFN NVFP4, the
+        # first and last blocks BF16; one recipe, each layer its format.
+        recipe = nt.Recipe(keep_first=1, keep_last=1,
+                           formats={"attention": "mxfp8", "ffn": "nvfp4"})
+        model = nt.convert(Model(depth=4), recipe)
+        for b in range(4):
+            for name, fmt in (("attn_qkv", "mxfp8"), ("attn_proj", "mxfp8"),
+                              ("fc1", "nvfp4"), ("fc2", "nvfp4")):
+                module = model.blocks[b].get_submodule(name)
+                self.assertEqual(isinstance(module, nt.Linear), b in (1, 2))
+                if b in (1, 2):
+                    self.assertEqual(module.format, fmt, (b, name))
+                    self.assertEqual(module.options.format, fmt)
+        qkv = model.blocks[1].attn_qkv
+        self.assertEqual(qkv.options.key()[:3], recipe.options.key()[:3])
+        self.assertIn("format='mxfp8'", repr(qkv))
+        self.assertIn("formats='attention=mxfp8,ffn=nvfp4'", repr(recipe))
+        # MXFP4 everywhere; a kind set to bf16 stays nn.Linear.
+        model = nt.convert(Model(depth=2), nt.Recipe(
+            keep_first=0, keep_last=0, formats={"": "mxfp4",
+                                                "attention": "bf16"}))
+        converted = {n: m.format for n, m in model.named_modules()
+                     if isinstance(m, nt.Linear)}
+        self.assertEqual(converted, {f"blocks.{b}.{n}": "mxfp4"
+                                     for b in range(2)
+                                     for n in ("fc1", "fc2")})
+        # An MX layer's blocks are 32 wide.
+        with self.assertRaisesRegex(ValueError, r"in_features = 48; MXFP4 "
+                                    r"needs a positive multiple of 32"):
+            nt.Linear(48, 32, format="mxfp4")
+        layer = nt.Linear(32, 32, format="mxfp8")
+        with self.assertRaisesRegex(ValueError, r"16 tokens .*MXFP8 needs "
+                                    r"a positive multiple of 32"):
+            layer(torch.zeros(16, 32, dtype=torch.bfloat16))
+        with self.assertRaisesRegex(ValueError, "format 'e2m1'"):
+            nt.Linear(32, 32, format="e2m1")
+
     def test_every_block(self):
         model = nt.convert(Model(depth=3), nt.Recipe(keep_first=0,
                                                      keep_last=0))

@@ -106,7 +106,7 @@ class Training(unittest.TestCase):
         result = subprocess.run(
             [sys.executable, os.path.join(EXAMPLE, "make_kit.py"), "--build",
              os.environ["NVFP4_BUILD"], "--kit",
-             kit, "--arms", "nvfp4,all_nvfp4", *TINY],
+             kit, "--arms", "nvfp4,all_nvfp4,nvfp4_mxfp8", *TINY],
             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         self.assertEqual(result.returncode, 0, result.stdout)
         with open(os.path.join(kit, "meta.json")) as f:
@@ -116,6 +116,14 @@ class Training(unittest.TestCase):
         self.assertEqual(meta["arms"]["all_nvfp4"]["nvfp4_layers"], 12)
         self.assertEqual(meta["arms"]["nvfp4"]["shapes"],
                          [[32, 32], [32, 96], [32, 128], [128, 32]])
+        # The mixed arm: the attention projections (qkv 32 -> 96, proj
+        # 32 -> 32) MXFP8 by the compiler's policy, the MLP NVFP4.
+        self.assertEqual(meta["arms"]["nvfp4_mxfp8"]["shapes"],
+                         [[32, 32, "mxfp8"], [32, 96, "mxfp8"], [32, 128],
+                          [128, 32]])
+        self.assertEqual(meta["arms"]["nvfp4_mxfp8"]["formats"], {
+            "blocks.1.attn.qkv": "mxfp8", "blocks.1.attn.proj": "mxfp8",
+            "blocks.1.mlp.fc": "nvfp4", "blocks.1.mlp.proj": "nvfp4"})
         self.assertTrue(os.path.isfile(os.path.join(
             kit, "lib", "libnvfp4_runtime.so")))
         # Without a compiler (the GPU machine) the kit answers for itself;
@@ -126,7 +134,19 @@ class Training(unittest.TestCase):
         try:
             cache = os.path.join(kit, "cache")
             self.assertEqual(train.check_kit(args, meta, cache,
-                                             ["nvfp4", "all_nvfp4"]), 0)
+                                             ["nvfp4", "all_nvfp4",
+                                              "nvfp4_mxfp8"]), 0)
+            # An MX kernel is its own bundle: without it the mixed arm
+            # cannot run, the NVFP4 arms still can.
+            mx = [d for d in os.listdir(os.path.join(cache, "sm_90a"))
+                  if "mxfp8" in open(os.path.join(
+                      cache, "sm_90a", d, "meta.json")).read()]
+            self.assertEqual(len(mx), 2 * 2)  # 2 shapes x fwd/bwd
+            shutil.rmtree(os.path.join(cache, "sm_90a", mx[0]))
+            with self.assertRaises(lk.CompilerUnavailable):
+                train.check_kit(args, meta, cache, ["nvfp4_mxfp8"])
+            self.assertEqual(train.check_kit(args, meta, cache,
+                                             ["nvfp4"]), 0)
             victim = sorted(os.listdir(os.path.join(cache, "sm_90a")))[0]
             shutil.rmtree(os.path.join(cache, "sm_90a", victim))
             with self.assertRaises(lk.CompilerUnavailable):
@@ -180,7 +200,8 @@ class Training(unittest.TestCase):
         nt.Linear.forward, train.open_kit = stand_in, open_kit
         try:
             self.assertEqual(train.main(
-                ["--cpu", "--arms", "bf16,nvfp4,late_bf16,all_nvfp4",
+                ["--cpu", "--arms",
+                 "bf16,nvfp4,late_bf16,all_nvfp4,mxfp4,nvfp4_mxfp8",
                  "--tokens", str(60 * 128), "--out", out,
                  "--kit", os.path.join(TMP, "arms-kit"), *TINY, *QUICK]), 0)
         finally:
@@ -188,7 +209,7 @@ class Training(unittest.TestCase):
         rows = summary(out)
         logs = train.read_logs(out)
         self.assertEqual(list(rows), ["bf16", "nvfp4", "late_bf16",
-                                      "all_nvfp4"])
+                                      "all_nvfp4", "mxfp4", "nvfp4_mxfp8"])
         for arm, row in rows.items():
             self.assertEqual(row["status"], "done", arm)
             # The same numbers as BF16 (the stand-in): same initialization,
@@ -199,6 +220,10 @@ class Training(unittest.TestCase):
                              [r["loss"] for r in logs["bf16"]["train"]], arm)
         self.assertEqual(logs["nvfp4"]["header"]["nvfp4_layers"], 4)
         self.assertEqual(logs["all_nvfp4"]["header"]["nvfp4_layers"], 12)
+        self.assertEqual(logs["nvfp4"]["header"]["formats"], {"nvfp4": 4})
+        self.assertEqual(logs["mxfp4"]["header"]["formats"], {"mxfp4": 4})
+        self.assertEqual(logs["nvfp4_mxfp8"]["header"]["formats"],
+                         {"mxfp8": 2, "nvfp4": 2})
         # late_bf16 continues nvfp4's state from the first step at 80%:
         # 48 of 60; its own 12 steps run no NVFP4 call.
         late = logs["late_bf16"]
@@ -224,6 +249,41 @@ class Training(unittest.TestCase):
         self.assertEqual(train.main(["--summarize", part, out, "--out",
                                      merged]), 0)
         self.assertEqual(list(summary(merged)), list(rows))
+
+    def test_budget_calibrates_the_mx_arms(self):
+        # With --time-budget the plan measures every arm of another format
+        # (MX kernels do not cost what NVFP4's do) besides bf16 and nvfp4.
+        calibrated = []
+        real_calibrate = train.calibrate
+
+        def calibrate(args, arm, *rest):
+            calibrated.append(arm)
+            return real_calibrate(args, arm, *rest, steps=1, warmup=1)
+
+        def stand_in(layer, x):
+            return F.linear(x, layer.weight, layer.bias)
+
+        out = os.path.join(TMP, "budget")
+        saved = nt.Linear.forward, train.open_kit, train.calibrate
+        nt.Linear.forward, train.calibrate = stand_in, calibrate
+        train.open_kit = lambda *args: {"arms": {
+            a: {"nvfp4_layers": 4} for a in ("nvfp4", "mxfp4",
+                                             "nvfp4_mxfp8")}}
+        try:
+            self.assertEqual(train.main(
+                ["--cpu", "--arms", "bf16,mxfp4,nvfp4_mxfp8", "--tokens",
+                 str(10 * 128), "--time-budget", "600", "--out", out,
+                 "--kit", os.path.join(TMP, "budget-kit"), *TINY,
+                 *QUICK]), 0)
+        finally:
+            nt.Linear.forward, train.open_kit, train.calibrate = saved
+        self.assertEqual(calibrated, ["bf16", "nvfp4", "mxfp4",
+                                      "nvfp4_mxfp8"])
+        with open(os.path.join(out, "run.json")) as f:
+            self.assertEqual(set(json.load(f)["calibration"]),
+                             {"bf16", "nvfp4", "mxfp4", "nvfp4_mxfp8"})
+        self.assertEqual([r["status"] for r in summary(out).values()],
+                         ["done"] * 3)
 
 
 if __name__ == "__main__":

@@ -110,6 +110,65 @@ class ReferenceTest(unittest.TestCase):
         z = float((up - p_up).sum() / (p_up * (1 - p_up)).sum().sqrt())
         self.assertGreater(abs(z), 6.0)
 
+    def mx_tensors(self, rows, cols):
+        tensors = self.tensors(rows, cols)
+        # Every power-of-two boundary of the scale rule: block maxima at
+        # max_elem * 2^k and one BF16 step either side, over the whole
+        # E8M0 range; Inf, NaN, and all-zero / all-NaN blocks.
+        edges = np.zeros((rows, cols), np.float32)
+        ks = self.rng.integers(-133, 120, rows)
+        for r in range(rows):
+            for b in range(cols // 32):
+                base = np.float32(2.0 ** float(ks[r]))
+                edges[r, 32 * b:32 * b + 32] = self.rng.standard_normal(32) \
+                    * base
+        special = bf16_bits(edges)
+        for r in range(rows):
+            for b in range(cols // 32):
+                i = 32 * b + int(self.rng.integers(0, 32))
+                edge = bf16_bits(np.array(
+                    [2.0 ** float(ks[r]) * (448 if b % 2 else 6)]))[0]
+                special[r, i] = int(edge) + int(self.rng.integers(-1, 2))
+        special[0, 3] = 0x7F80      # +Inf
+        special[1, 40] = 0xFF80     # -Inf
+        special[2, 5] = 0x7FC0      # NaN
+        special[3, :32] = 0x7FC0    # an all-NaN block
+        special[4, 32:64] = 0x8000  # -0 block
+        return tensors + [special]
+
+    def test_mx_quantize(self):
+        for layer_format, name in (("mxfp4", "mxfp4"),
+                                   ("mxfp8", "mxfp8_e4m3"),
+                                   ("mxfp8_e5m2", "mxfp8_e5m2")):
+            for bits in self.mx_tensors(48, 256):
+                got = ref.mx_quantize(as_torch(bits), layer_format)
+                want = nvfp4.quantize(bits, format=name)
+                np.testing.assert_array_equal(got["scales"].numpy(),
+                                              want.scales, name)
+                np.testing.assert_array_equal(got["codes"].numpy(),
+                                              want.codes, name)
+                deq = ref.mx_dequantize(got["codes"], got["scales"],
+                                        layer_format).float()
+                np.testing.assert_array_equal(deq.numpy(),
+                                              nvfp4.dequantize(want), name)
+        # Every E5M2 byte decodes to the library's value (Inf, NaN, the
+        # subnormals): a scale of 2^0 and each code once.
+        codes = torch.arange(256, dtype=torch.uint8).reshape(8, 32)
+        values = ref.mx_dequantize(codes, torch.full((8, 1), 127,
+                                                     dtype=torch.uint8),
+                                   "mxfp8_e5m2").float().numpy()
+        want = nvfp4.dequantize(nvfp4.QuantizedTensor(
+            codes.numpy(), np.full((8, 1), 127, np.uint8),
+            format="mxfp8_e5m2"))
+        np.testing.assert_array_equal(np.isnan(values), np.isnan(want))
+        np.testing.assert_array_equal(np.nan_to_num(values),
+                                      np.nan_to_num(want))
+        # The rule rounds the exponent up: a block maximum never clips.
+        x = as_torch(bf16_bits(np.full((1, 32), 7.5, np.float32)))
+        q = ref.mx_quantize(x, "mxfp4")
+        self.assertEqual(int(q["scales"][0, 0]), 127 + 1)  # 7.5 / 6 -> 2^1
+        self.assertEqual(int(q["codes"][0, 0]), 6)         # 3.75 -> 4
+
 
 if __name__ == "__main__":
     unittest.main(verbosity=1)

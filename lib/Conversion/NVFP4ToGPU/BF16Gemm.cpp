@@ -191,9 +191,11 @@ kernels::planBF16Gemm(const ::nvfp4::target::ChipInfo &chip, int64_t batch,
 }
 
 void kernels::launchBF16Gemm(OpBuilder &b, Location loc, ModuleOp module,
-                             const GemmPlan &plan, int64_t k, Value lhs,
+                             const GemmPlan &basePlan, int64_t k, Value lhs,
                              Value rhs, Value alpha, Value result,
-                             StringRef name) {
+                             StringRef name, Value outputAmax) {
+  GemmPlan plan = basePlan;
+  plan.outputAmax = static_cast<bool>(outputAmax);
   // Scales and amaxes: unused, one zero-filled word for all four so that
   // nothing is undefined (an i32 buffer: upstream's gpu-to-llvm lowers 16-
   // and 32-bit memsets only, and the kernel never reads it as bytes).
@@ -215,6 +217,8 @@ void kernels::launchBF16Gemm(OpBuilder &b, Location loc, ModuleOp module,
   if (plan.tmaStore)
     args[7] = createTensorMap(b, loc, args[7], plan.batch, plan.n,
                               gemmOutputTensorMapType(plan));
+  if (outputAmax)
+    args.push_back(outputAmax);
   SmallVector<Type> argTypes;
   for (Value a : args)
     argTypes.push_back(a.getType());

@@ -831,10 +831,14 @@ std::optional<GemmPlan> planBF16Gemm(const ::nvfp4::target::ChipInfo &chip,
 /// buffers `lhs` and `rhs` (K = `k` elements a row) into the flat buffer
 /// `result`, scaled by the f32 `alpha`; the kernel is named
 /// `name`_wgmma_<schedule> (sm_90a), `name`_tcgen05_<schedule> (sm_100a,
-/// sm_103a) or `name`_mma_<schedule> (sm_120a). Defined in BF16Gemm.cpp.
+/// sm_103a) or `name`_mma_<schedule> (sm_120a). With `outputAmax` (a
+/// zero-filled memref<1xi32>) the epilogue also writes max |C| there
+/// (GemmPlan::outputAmax; `name` must then differ from the kernel's without
+/// it). Defined in BF16Gemm.cpp.
 void launchBF16Gemm(OpBuilder &b, Location loc, ModuleOp module,
                     const GemmPlan &plan, int64_t k, Value lhs, Value rhs,
-                    Value alpha, Value result, StringRef name);
+                    Value alpha, Value result, StringRef name,
+                    Value outputAmax = {});
 
 /// Whether `chip` has a block-scaled tensor-core GEMM for MX operands
 /// (MXBlockScaledGemm.cpp): tcgen05 .kind::mxf8f6f4 / .kind::mxf4 on
@@ -854,11 +858,14 @@ planMXBlockScaledGemm(const ::nvfp4::target::ChipInfo &chip,
 /// Launches the MX GEMM of `plan` (planMXBlockScaledGemm) on the converted
 /// operands `lhs` and `rhs` (codes, scales, amax) into the device buffer
 /// `result`, scaled by the f32 `alpha`; the kernel is named
-/// `name`_tcgen05_<schedule>. Defined in MXBlockScaledGemm.cpp.
+/// `name`_tcgen05_<schedule> (sm_120a: `name`_mma_sync_<schedule>). With
+/// `outputAmax` (a zero-filled memref<1xi32>) the epilogue also writes
+/// max |C| there, as for NVFP4 (`name` must then differ from the kernel's
+/// without it). Defined in MXBlockScaledGemm.cpp.
 void launchMXBlockScaledGemm(OpBuilder &b, Location loc, ModuleOp module,
                              const GemmPlan &plan, ValueRange lhs,
                              ValueRange rhs, Value alpha, Value result,
-                             StringRef name);
+                             StringRef name, Value outputAmax = {});
 
 /// Builds the sm_100a/sm_103a kernel: the shared pipeline (codes in the
 /// 128-byte swizzle, scales as 128x4 atoms) feeding one MMA warp that

@@ -118,18 +118,23 @@ kernels::planMXBlockScaledGemm(const tgt::ChipInfo &chip,
 }
 
 void kernels::launchMXBlockScaledGemm(OpBuilder &b, Location loc,
-                                      ModuleOp module, const GemmPlan &plan,
+                                      ModuleOp module,
+                                      const GemmPlan &basePlan,
                                       ValueRange lhs, ValueRange rhs,
                                       Value alpha, Value result,
-                                      StringRef name) {
+                                      StringRef name, Value outputAmax) {
+  GemmPlan plan = basePlan;
+  plan.outputAmax = static_cast<bool>(outputAmax);
   // The NVFP4 GEMM's arguments (codes, scales, amax of each operand, alpha,
-  // C); the amax parts of MX values are unused (0).
+  // C, and C's amax with one); the amax parts of MX values are unused (0).
   SmallVector<Value> args = {flatten(b, loc, lhs[0]), flatten(b, loc, lhs[1]),
                              lhs[2],
                              flatten(b, loc, rhs[0]), flatten(b, loc, rhs[1]),
                              rhs[2],
                              alpha,
                              flatten(b, loc, result)};
+  if (outputAmax)
+    args.push_back(outputAmax);
   SmallVector<Type> bufferTypes;
   for (Value arg : args)
     bufferTypes.push_back(arg.getType());

@@ -112,16 +112,18 @@ std::string mxName(BlockScaledTensorType type) {
          (type.getLayout() == ScaleLayout::Linear ? "" : "_swizzled");
 }
 
-/// "nvfp4_scaled_matmul_[B x]MxNxK_<format A>_<format B>_to_<C>": the MX
-/// GEMM's kernel name up to the implementation suffix.
+/// "nvfp4_scaled_matmul_[B x]MxNxK_<format A>_<format B>_to_<C>[_amax]":
+/// the MX GEMM's kernel name up to the implementation suffix (`_amax`: the
+/// kernel also writes the amax of C, as the NVFP4 GEMMs' "_amax_").
 std::string mxMatmulName(BlockScaledTensorType lhs, BlockScaledTensorType rhs,
-                         Type resultElement) {
+                         Type resultElement, bool outputAmax) {
   int64_t batch = product(lhs.getBatchShape());
   return "nvfp4_scaled_matmul_" +
          (batch > 1 ? std::to_string(batch) + "x" : "") +
          std::to_string(lhs.getRows()) + "x" + std::to_string(rhs.getRows()) +
          "x" + std::to_string(lhs.getCols()) + "_" + mxName(lhs) + "_" +
-         mxName(rhs) + "_to_" + typeName(resultElement);
+         mxName(rhs) + "_to_" + typeName(resultElement) +
+         (outputAmax ? "_amax" : "");
 }
 
 /// Quantization of a [batch..., rows, cols] tensor of `elementType` (flat)
@@ -259,11 +261,14 @@ gpu::GPUFuncOp buildMXDequantizeKernel(ModuleOp module,
 /// accumulator block after block. One thread per element of C (adjacent
 /// threads share the A row): the portable SIMT kernel, bit-exact with the
 /// reference, on every chip. Arguments codesA, scalesA, codesB, scalesB,
-/// alpha (f32), C.
+/// alpha (f32), C, and with `outputAmax` the amax of C (FP32 bits,
+/// zero-filled): max |C| of the rounded values it stores, one atomic max per
+/// warp, as the NVFP4 SIMT GEMM.
 gpu::GPUFuncOp buildMXScaledMatmulKernel(ModuleOp module,
                                          BlockScaledTensorType lhs,
                                          BlockScaledTensorType rhs,
-                                         RankedTensorType result) {
+                                         RankedTensorType result,
+                                         bool outputAmax) {
   MLIRContext *ctx = module.getContext();
   int64_t batch = product(lhs.getBatchShape());
   int64_t m = lhs.getRows(), n = rhs.getRows(), k = lhs.getCols();
@@ -277,16 +282,27 @@ gpu::GPUFuncOp buildMXScaledMatmulKernel(ModuleOp module,
       MemRefType::get({product(rhs.getScalesType().getShape())}, i8),
       Float32Type::get(ctx),
       MemRefType::get({batch * m * n}, elementType)};
-  std::string name = mxMatmulName(lhs, rhs, elementType) + "_simt";
+  if (outputAmax)
+    argTypes.push_back(MemRefType::get({1}, IntegerType::get(ctx, 32)));
+  std::string name = mxMatmulName(lhs, rhs, elementType, outputAmax) + "_simt";
   return getOrCreateKernel(
       module, name, argTypes, kThreadsPerBlock,
       [&](OpBuilder &b, Location loc, ValueRange args) {
         ScalarBuilder s(b, loc);
         IndexMath im{b, loc};
         Value tid = globalThreadIndex(b, loc);
-        auto ifValid =
-            scf::IfOp::create(b, loc, im.lt(tid, batch * m * n), false);
+        // With the amax, threads past C yield 0 so that every lane of a
+        // warp reaches the warp reduction.
+        TypeRange yielded =
+            outputAmax ? TypeRange(b.getF32Type()) : TypeRange();
+        auto ifValid = scf::IfOp::create(b, loc, yielded,
+                                         im.lt(tid, batch * m * n),
+                                         /*withElseRegion=*/outputAmax);
         OpBuilder::InsertionGuard guard(b);
+        if (outputAmax) {
+          b.setInsertionPointToStart(ifValid.elseBlock());
+          scf::YieldOp::create(b, loc, ValueRange{s.f32(0.0f)});
+        }
         b.setInsertionPointToStart(ifValid.thenBlock());
         Value j = im.rem(tid, n);
         Value bi = im.div(tid, n);
@@ -346,6 +362,13 @@ gpu::GPUFuncOp buildMXScaledMatmulKernel(ModuleOp module,
             arith::MulFOp::create(b, loc, loop.getResult(0), args[4]),
             elementType);
         memref::StoreOp::create(b, loc, value, args[5], ValueRange{tid});
+        if (!outputAmax)
+          return;
+        // |C| of the value as stored (rounded to C's type).
+        scf::YieldOp::create(
+            b, loc, math::AbsFOp::create(b, loc, s.toF32(value)).getResult());
+        b.setInsertionPointAfter(ifValid);
+        warpMaxToAmax(b, loc, ifValid.getResult(0), args[6]);
       });
 }
 
@@ -431,9 +454,12 @@ struct MXDequantizeToGPU : OpConversionPattern<DequantizeOp> {
   }
 };
 
-/// nvfp4.scaled_matmul of MX operands without an output amax (the
-/// verifier's scaled_matmul_c5 makes both operands MX; checkSupportedOps
-/// rejects an output amax).
+/// nvfp4.scaled_matmul of MX operands (the verifier's scaled_matmul_c5
+/// makes both operands MX), with or without the amax of its result: every
+/// form writes it from its own epilogue (the SIMT kernel per warp, the
+/// tensor-core kernels per tile as for NVFP4), so that an MX GEMM's output
+/// can feed an NVFP4 quantization without an amax pass
+/// (nvfp4-fuse-quantization's fuse-output-amax).
 struct MXScaledMatmulToGPU : OpConversionPattern<ScaledMatmulOp> {
   MXScaledMatmulToGPU(const TypeConverter &converter, MLIRContext *ctx,
                       const ::nvfp4::target::ChipInfo &chip,
@@ -489,14 +515,20 @@ struct MXScaledMatmulToGPU : OpConversionPattern<ScaledMatmulOp> {
     BlockScaledTensorType rhs = op.getRhs().getType();
     if (!lhs.isMX() || !rhs.isMX())
       return rewriter.notifyMatchFailure(op, "not an MX GEMM");
-    if (op.getResultAmax())
-      return rewriter.notifyMatchFailure(op, "an output amax");
     Location loc = op.getLoc();
     auto resultType = cast<RankedTensorType>(op.getResult().getType());
     Value result = allocDevice(
         rewriter, loc,
         MemRefType::get(resultType.getShape(), resultType.getElementType()),
         false);
+    bool outputAmax = static_cast<bool>(op.getResultAmax());
+    Value amax;
+    if (outputAmax)
+      amax = allocDevice(rewriter, loc,
+                         MemRefType::get({1}, rewriter.getI32Type()),
+                         /*zeroFill=*/true);
+    std::string name =
+        mxMatmulName(lhs, rhs, resultType.getElementType(), outputAmax);
     Value alpha;
     if (op.getAlpha())
       alpha = adaptor.getAlpha().front();
@@ -513,9 +545,8 @@ struct MXScaledMatmulToGPU : OpConversionPattern<ScaledMatmulOp> {
       // sm_100a / sm_103a: tcgen05 .kind::mxf8f6f4 / .kind::mxf4; sm_120a:
       // mma.sync .kind::mxf8f6f4 / .kind::mxf4 -- on the codes and scales
       // as they are.
-      launchMXBlockScaledGemm(
-          rewriter, loc, module, *plan, adaptor.getLhs(), adaptor.getRhs(),
-          alpha, result, mxMatmulName(lhs, rhs, resultType.getElementType()));
+      launchMXBlockScaledGemm(rewriter, loc, module, *plan, adaptor.getLhs(),
+                              adaptor.getRhs(), alpha, result, name, amax);
     } else if (plan) {
       // Both operands as exact BF16 values, [batch * rows, K] row-major
       // (the dequantize kernel: fp32(elem * 2^e), then RNE to BF16, which
@@ -538,23 +569,26 @@ struct MXScaledMatmulToGPU : OpConversionPattern<ScaledMatmulOp> {
         decoded.push_back(scratch);
       }
       launchBF16Gemm(rewriter, loc, module, *plan, lhs.getCols(), decoded[0],
-                     decoded[1], alpha, result,
-                     mxMatmulName(lhs, rhs, resultType.getElementType()));
+                     decoded[1], alpha, result, name, amax);
     } else {
       gpu::GPUFuncOp kernel =
-          buildMXScaledMatmulKernel(module, lhs, rhs, resultType);
+          buildMXScaledMatmulKernel(module, lhs, rhs, resultType, outputAmax);
+      SmallVector<Value> args = {flatten(rewriter, loc, adaptor.getLhs()[0]),
+                                 flatten(rewriter, loc, adaptor.getLhs()[1]),
+                                 flatten(rewriter, loc, adaptor.getRhs()[0]),
+                                 flatten(rewriter, loc, adaptor.getRhs()[1]),
+                                 alpha, flatten(rewriter, loc, result)};
+      if (outputAmax)
+        args.push_back(amax);
       launchKernel(rewriter, loc, kernel, resultType.getNumElements(),
-                   kThreadsPerBlock,
-                   {flatten(rewriter, loc, adaptor.getLhs()[0]),
-                    flatten(rewriter, loc, adaptor.getLhs()[1]),
-                    flatten(rewriter, loc, adaptor.getRhs()[0]),
-                    flatten(rewriter, loc, adaptor.getRhs()[1]), alpha,
-                    flatten(rewriter, loc, result)});
+                   kThreadsPerBlock, args);
     }
-    Value tensor = bufferization::ToTensorOp::create(
+    SmallVector<Value> results = {bufferization::ToTensorOp::create(
         rewriter, loc, resultType, result, /*restrict=*/true,
-        /*writable=*/true);
-    rewriter.replaceOp(op, tensor);
+        /*writable=*/true)};
+    if (outputAmax)
+      results.push_back(loadAmax(rewriter, loc, amax));
+    rewriter.replaceOp(op, results);
     return success();
   }
 };

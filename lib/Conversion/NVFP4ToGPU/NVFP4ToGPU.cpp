@@ -106,13 +106,11 @@ static LogicalResult checkSupportedOps(ModuleOp module,
     SmallVector<Type> types(op->getOperandTypes());
     llvm::append_range(types, op->getResultTypes());
     // The MX formats (issue 20) have quantize, dequantize and GEMM kernels
-    // (MXKernels.cpp; the GEMM without an output amax); every other op on
-    // them has CPU semantics only (the reference lowering).
+    // (MXKernels.cpp; the GEMM with or without an output amax); every other
+    // op on them has CPU semantics only (the reference lowering).
     for (Type type : types) {
       auto blockScaled = dyn_cast<BlockScaledTensorType>(type);
-      auto matmul = dyn_cast<ScaledMatmulOp>(op);
-      bool supported = isa<QuantizeOp, DequantizeOp>(op) ||
-                       (matmul && !matmul.getResultAmax());
+      bool supported = isa<QuantizeOp, DequantizeOp, ScaledMatmulOp>(op);
       if (blockScaled && blockScaled.isMX() && !supported) {
         op->emitOpError("has no GPU lowering for ")
             << stringifyBlockScaledFormat(blockScaled.getFormat())

@@ -28,8 +28,16 @@ BF16). Blocks are the entries of the model's longest ``nn.ModuleList`` of
 identical modules; a layer whose module path names attention (``attn``,
 ``q_proj``, ...) has kind "attention", any other "ffn".
 
+``Recipe(formats=...)`` picks the block-scaled format per layer kind, as
+``nvfp4-assign-precision formats=`` (``{"attention": "mxfp8", "ffn":
+"nvfp4"}``: MXFP8 attention projections and NVFP4 FFN layers; ``"mxfp4"``:
+every layer MXFP4). A layer in an MX format quantizes both operands of its
+three GEMMs in 1x32 blocks with E8M0 scales, round to nearest
+(docs/Numerics.md section 11); its features and tokens must be multiples of
+32.
+
 The recipe's knobs are TransformerEngine's: ``rht``, ``stochastic_rounding``,
-``weight_2d``, and ``bf16_after_fraction``: once the training loop reports
+``weight_2d`` (they apply to the NVFP4 layers), and ``bf16_after_fraction``: once the training loop reports
 ``recipe.set_progress(fraction)`` at or past it, every layer computes in
 BF16 (the paper's switch for the last part of training).
 
@@ -70,11 +78,18 @@ class Recipe:
     seed: base of the per-layer, per-step stochastic-rounding seeds.
     cache_dir: where compiled kernels live (None: $NVFP4_CACHE_DIR or
         ~/.cache/nvfp4).
+    formats: the format per layer kind for convert() (nvfp4-assign-
+        precision's formats=: a dict {kind: format}, the kind None or ""
+        the default, or a str "attention=mxfp8,ffn=nvfp4"; formats
+        "nvfp4", "mxfp8", "mxfp4", "bf16"). None: NVFP4 for every kind.
+    mxfp8_gradients: the elements of the MXFP8 layers' gradient operands
+        (dY, dY^T): "e4m3" (TE's MXFP8 default) or "e5m2" (TE's HYBRID).
     """
 
     def __init__(self, rht=True, stochastic_rounding=True, weight_2d=True,
                  keep_first=None, keep_last=None, bf16_after_fraction=None,
-                 keep_kinds=None, seed=0, cache_dir=None):
+                 keep_kinds=None, seed=0, cache_dir=None, formats=None,
+                 mxfp8_gradients="e4m3"):
         for name, value in (("keep_first", keep_first),
                             ("keep_last", keep_last)):
             if value is not None and (isinstance(value, bool) or
@@ -84,7 +99,9 @@ class Recipe:
         if bf16_after_fraction is not None and not (
                 0.0 <= float(bf16_after_fraction) <= 1.0):
             raise ValueError("bf16_after_fraction must be in [0, 1] or None")
-        self.options = _lk.RecipeOptions(rht, stochastic_rounding, weight_2d)
+        self.options = _lk.RecipeOptions(rht, stochastic_rounding, weight_2d,
+                                         mxfp8_gradients=mxfp8_gradients)
+        self.formats = _lk.format_entries(formats)
         self.keep_first = keep_first
         self.keep_last = keep_last
         self.bf16_after_fraction = (None if bf16_after_fraction is None
@@ -110,10 +127,14 @@ class Recipe:
                 self.progress >= self.bf16_after_fraction)
 
     def __repr__(self):
+        formats = f", formats={','.join(self.formats)!r}" if self.formats \
+            else ""
+        if self.options.mxfp8_gradients != "e4m3":
+            formats += f", mxfp8_gradients={self.options.mxfp8_gradients!r}"
         return (f"Recipe(rht={self.rht}, stochastic_rounding="
                 f"{self.stochastic_rounding}, weight_2d={self.weight_2d}, "
                 f"keep_first={self.keep_first}, keep_last={self.keep_last}, "
-                f"bf16_after_fraction={self.bf16_after_fraction})")
+                f"bf16_after_fraction={self.bf16_after_fraction}{formats})")
 
 
 def set_progress(model, fraction):
@@ -349,7 +370,8 @@ class Linear(torch.nn.Linear):
     """A drop-in torch.nn.Linear whose GEMMs run in NVFP4 (see the module
     docstring). in_features and out_features must be multiples of 16 (the
     K of the fprop and dgrad GEMMs), and so must the number of tokens (all
-    input dimensions but the last: the K of wgrad) of each call.
+    input dimensions but the last: the K of wgrad) of each call; 32 for a
+    layer in an MX format (format="mxfp8" or "mxfp4").
 
     Tensor parallelism: a layer holding one rank's shard of a larger
     weight says so with parallel="column" (its out_features are a slice of
@@ -365,23 +387,25 @@ class Linear(torch.nn.Linear):
 
     def __init__(self, in_features, out_features, bias=True, recipe=None,
                  device=None, dtype=None, process_group=None,
-                 parallel=None):
+                 parallel=None, format="nvfp4"):
+        block = _lk.block_of(format)
         for name, value in (("in_features", in_features),
                             ("out_features", out_features)):
             if isinstance(value, bool) or not isinstance(value, int) or \
-                    value <= 0 or value % 16:
+                    value <= 0 or value % block:
                 role = "fprop" if name == "in_features" else "dgrad"
                 raise ValueError(
-                    f"nvfp4.torch.Linear: {name} = {value}; NVFP4 needs a "
-                    f"positive multiple of 16 (it is K of the {role} GEMM, "
-                    f"quantized in blocks of 16): keep this layer an "
-                    f"nn.Linear")
+                    f"nvfp4.torch.Linear: {name} = {value}; "
+                    f"{format.upper()} needs a positive multiple of {block} "
+                    f"(it is K of the {role} GEMM, quantized in blocks of "
+                    f"{block}): keep this layer an nn.Linear")
         super().__init__(in_features, out_features, bias=bias, device=device,
                          dtype=_BF16 if dtype is None else dtype)
         if self.weight.dtype not in (_BF16, torch.float32):
             raise ValueError(f"nvfp4.torch.Linear: parameters must be "
                              f"bfloat16 or float32, not {self.weight.dtype}")
         self.recipe = recipe if recipe is not None else Recipe()
+        self.format = format
         self.layer_name = ""
         self._id = _register(self)
         self._kernels = {}
@@ -404,9 +428,11 @@ class Linear(torch.nn.Linear):
         self._amax_index = {}
 
     @classmethod
-    def from_linear(cls, linear, recipe, name=""):
+    def from_linear(cls, linear, recipe, name="", format="nvfp4"):
         """An nvfp4 Linear sharing `linear`'s parameters (so an optimizer
-        built before still updates them)."""
+        built before still updates them), in `format` ("nvfp4", "mxfp8" or
+        "mxfp4")."""
+        _lk.block_of(format)
         layer = cls.__new__(cls)
         torch.nn.Module.__init__(layer)
         layer.in_features = linear.in_features
@@ -414,6 +440,7 @@ class Linear(torch.nn.Linear):
         layer.weight = linear.weight
         layer.bias = linear.bias
         layer.recipe = recipe
+        layer.format = format
         layer.layer_name = name
         layer._id = _register(layer)
         layer._kernels = {}
@@ -426,7 +453,17 @@ class Linear(torch.nn.Linear):
 
     def extra_repr(self):
         split = f", parallel={self.parallel!r}" if self.parallel else ""
-        return super().extra_repr() + f", recipe={self.recipe!r}" + split
+        fmt = f", format={self.format!r}" if self.format != "nvfp4" else ""
+        return super().extra_repr() + fmt + f", recipe={self.recipe!r}" + \
+            split
+
+    @property
+    def options(self):
+        """The RecipeOptions of this layer's kernels: the recipe's knobs in
+        the layer's format."""
+        options = self.recipe.options
+        return options if self.format == "nvfp4" else \
+            options.with_format(self.format)
 
     # -- kernels ------------------------------------------------------------
 
@@ -438,7 +475,7 @@ class Linear(torch.nn.Linear):
             shape = _lk.LayerShape(tokens, in_features, out_features)
             chip = _lk.chip_of_capability(
                 *torch.cuda.get_device_capability(device))
-            kernels = _lk.LayerKernels(shape, self.recipe.options, chip,
+            kernels = _lk.LayerKernels(shape, self.options, chip,
                                        device.index or 0, self.recipe.cache)
             self._kernels[key] = kernels
         return kernels
@@ -556,18 +593,19 @@ class Linear(torch.nn.Linear):
             raise ValueError(f"nvfp4.torch.Linear: input shape "
                              f"{tuple(x.shape)} does not end in in_features "
                              f"= {in_features}")
+        block, name_of = _lk.block_of(self.format), self.format.upper()
         for name, value in (("in_features", in_features),
                             ("out_features", out_features)):
-            if value % 16:
+            if value % block:
                 raise ValueError(f"nvfp4.torch.Linear: this rank's shard "
-                                 f"has {name} = {value}; NVFP4 needs a "
-                                 f"multiple of 16 per rank")
+                                 f"has {name} = {value}; {name_of} needs a "
+                                 f"multiple of {block} per rank")
         tokens = x.numel() // in_features
-        if tokens == 0 or tokens % 16:
+        if tokens == 0 or tokens % block:
             raise ValueError(f"nvfp4.torch.Linear: {tokens} tokens (the "
-                             f"input's leading dimensions); NVFP4 needs a "
-                             f"positive multiple of 16 (the tokens are K of "
-                             f"the wgrad GEMM)")
+                             f"input's leading dimensions); {name_of} needs "
+                             f"a positive multiple of {block} (the tokens "
+                             f"are K of the wgrad GEMM)")
         if x.device.type != "cuda":
             raise ValueError(f"nvfp4.torch.Linear runs on CUDA tensors; the "
                              f"input is on {x.device}")
@@ -608,8 +646,10 @@ def convert(model, recipe=None):
     """Replaces the eligible nn.Linear layers of `model` (in place; returns
     it) with nvfp4 Linear layers sharing their parameters, by the compiler's
     per-layer policy (nvfp4-assign-precision with the recipe's keep_first,
-    keep_last and keep_kinds). Layers with in or out features not a
-    multiple of 16 stay nn.Linear."""
+    keep_last, keep_kinds and formats; each layer gets the format the
+    policy gives it). Layers with in or out features not a multiple of 16
+    stay nn.Linear, and so do those the policy keeps in BF16 (an MX format
+    keeps features that are not a multiple of 32 in BF16)."""
     recipe = recipe if recipe is not None else Recipe()
     blocks = _blocks(model)
     candidates = []
@@ -629,18 +669,20 @@ def convert(model, recipe=None):
         candidates.append((name, module, block, kind))
     shaped = [c for c in candidates
               if c[1].in_features % 16 == 0 and c[1].out_features % 16 == 0]
-    decisions = _lk.layer_policy(
+    decisions = _lk.layer_formats(
         [(block, kind, m.in_features, m.out_features)
          for _, m, block, kind in shaped],
-        recipe.keep_first, recipe.keep_last, recipe.keep_kinds, recipe.cache)
-    for (name, module, _, _), nvfp4 in zip(shaped, decisions):
-        if not nvfp4:
+        recipe.keep_first, recipe.keep_last, recipe.keep_kinds,
+        recipe.formats, recipe.cache)
+    for (name, module, _, _), layer_format in zip(shaped, decisions):
+        if layer_format is None:
             continue
         parent = model
         *path, leaf = name.split(".")
         for part in path:
             parent = getattr(parent, part)
-        setattr(parent, leaf, Linear.from_linear(module, recipe, name))
+        setattr(parent, leaf, Linear.from_linear(module, recipe, name,
+                                                 layer_format))
     return model
 
 
@@ -668,20 +710,21 @@ def prepare(model, tokens, chip="sm_90a", tp_plan=None, tp_degree=1):
                           if fnmatch.fnmatchcase(name, pattern)), None)
             if split is not None:
                 extent = n if split == "column" else k
-                if extent % (16 * tp_degree):
+                block = _lk.block_of(module.format)
+                if extent % (block * tp_degree):
                     raise ValueError(
                         f"prepare: {name}: a {split} split of {extent} "
                         f"features over {tp_degree} ranks leaves shards "
-                        f"that are not multiples of 16")
+                        f"that are not multiples of {block}")
                 if split == "column":
                     n //= tp_degree
                 else:
                     k //= tp_degree
             shape = _lk.LayerShape(tokens, k, n)
-            key = (shape, module.recipe.options, module.recipe.cache.directory)
+            key = (shape, module.options, module.recipe.cache.directory)
             if key not in seen:
                 seen.add(key)
-                _lk.compile_layer(shape, module.recipe.options, chip,
+                _lk.compile_layer(shape, module.options, chip,
                                   module.recipe.cache)
     return len(seen)
 

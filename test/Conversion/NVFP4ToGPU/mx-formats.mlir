@@ -2,20 +2,20 @@
 // RUN: nvfp4-opt %s -split-input-file -convert-nvfp4-to-gpu="chip=sm_100a" -verify-diagnostics
 
 // The GPU path quantizes, dequantizes and multiplies the MX formats
-// (mx-quantize.mlir, mx-matmul.mlir); every other op that touches one has
+// (mx-quantize.mlir, mx-matmul.mlir, with the output amax:
+// mx-matmul-amax.mlir); every other op that touches one has
 // CPU semantics only (convert-nvfp4-to-reference): one clear diagnostic, on
 // every chip, never a crash or a wrong kernel.
 
-// An output amax (the epilogue's max |C|) has no MX kernel.
-func.func @matmul_mxfp4_amax(%a: !nvfp4.tensor<128x256xf4E2M1FN, scale = f8E8M0FNU, block = 1x32>,
-                             %b: !nvfp4.tensor<64x256xf4E2M1FN, scale = f8E8M0FNU, block = 1x32>)
-    -> (tensor<128x64xbf16>, f32) {
-  // expected-error @+1 {{'nvfp4.scaled_matmul' op has no GPU lowering for mxfp4 yet (the GPU path quantizes, dequantizes and multiplies the MX formats; convert-nvfp4-to-reference runs the rest on the CPU)}}
-  %c, %m = nvfp4.scaled_matmul %a, %b
-      : !nvfp4.tensor<128x256xf4E2M1FN, scale = f8E8M0FNU, block = 1x32>,
-        !nvfp4.tensor<64x256xf4E2M1FN, scale = f8E8M0FNU, block = 1x32>
-      -> tensor<128x64xbf16>, f32
-  return %c, %m : tensor<128x64xbf16>, f32
+// nvfp4.pack of MX parts (the codes one per element, MXFP4's to be packed
+// two a byte) has no MX kernel.
+func.func @pack_mxfp4(%codes: tensor<128x256xf4E2M1FN>, %scales: tensor<128x8xf8E8M0FNU>,
+                      %amax: f32)
+    -> !nvfp4.tensor<128x256xf4E2M1FN, scale = f8E8M0FNU, block = 1x32> {
+  // expected-error @+1 {{'nvfp4.pack' op has no GPU lowering for mxfp4 yet (the GPU path quantizes, dequantizes and multiplies the MX formats; convert-nvfp4-to-reference runs the rest on the CPU)}}
+  %q = nvfp4.pack %codes, %scales, %amax
+      : !nvfp4.tensor<128x256xf4E2M1FN, scale = f8E8M0FNU, block = 1x32>
+  return %q : !nvfp4.tensor<128x256xf4E2M1FN, scale = f8E8M0FNU, block = 1x32>
 }
 
 // -----

@@ -46,12 +46,20 @@ GemmRecipe mlir::nvfp4::planRecipe(const GemmInfo &gemm,
   recipe.role = gemm.role;
   if (gemm.precision == Precision::MXFP8 ||
       gemm.precision == Precision::MXFP4) {
-    // TE's MXFP8BlockScaling uses E4M3 for every operand by default.
+    // TE's MXFP8BlockScaling uses E4M3 for every operand by default; its
+    // HYBRID format E5M2 for the gradients (dY of dgrad, dY^T of wgrad).
     BlockScaledFormat format = gemm.precision == Precision::MXFP8
                                    ? BlockScaledFormat::MXFP8E4M3
                                    : BlockScaledFormat::MXFP4;
-    for (OperandRecipe &r : recipe.operands)
-      r.format = format;
+    for (int operand = 0; operand < 2; ++operand) {
+      bool gradient = gemm.role != GemmRole::Fprop &&
+                      operand == gemm.gradientOperand;
+      recipe.operands[operand].format =
+          gradient && options.mxfp8GradientsE5M2 &&
+                  format == BlockScaledFormat::MXFP8E4M3
+              ? BlockScaledFormat::MXFP8E5M2
+              : format;
+    }
     return recipe;
   }
   auto stochastic = options.stochasticRounding ? RoundingMode::Stochastic
@@ -542,6 +550,14 @@ struct NVFP4ApplyRecipePass
     options.weight2D = weight2D;
     options.seed = seed;
     options.seedArgument = seedArgument;
+    if (mxfp8Gradients == "e5m2") {
+      options.mxfp8GradientsE5M2 = true;
+    } else if (mxfp8Gradients != "e4m3") {
+      getOperation().emitError()
+          << "nvfp4-apply-recipe: mxfp8-gradients='" << mxfp8Gradients
+          << "': expected e4m3 or e5m2";
+      return signalPassFailure();
+    }
     if (failed(applyRecipe(getOperation(), options)))
       signalPassFailure();
   }

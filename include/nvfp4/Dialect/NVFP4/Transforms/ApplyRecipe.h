@@ -34,6 +34,9 @@ struct RecipeOptions {
   /// When >= 0, the base seed is this i64 argument of the enclosing
   /// function, mixed at run time.
   int seedArgument = -1;
+  /// E5M2 instead of E4M3 elements for the gradient operand of MXFP8 dgrad
+  /// and wgrad GEMMs (TE's HYBRID format).
+  bool mxfp8GradientsE5M2 = false;
 };
 
 /// How one GEMM operand is quantized.
@@ -58,8 +61,10 @@ struct GemmRecipe {
 /// `options` applied. Deviations the shape forces (16x16 blocks need the
 /// operand's rows to be a multiple of 16) are explained in `notes`. A GEMM
 /// whose precision is MXFP8 or MXFP4 gets that format on both operands
-/// (MXFP8: E4M3 elements), with 1x32 blocks, round to nearest and no RHT in
-/// every role: the MX types admit nothing else (docs/Numerics.md 11.2).
+/// (MXFP8: E4M3 elements; E5M2 for the gradient operand of dgrad and wgrad
+/// with RecipeOptions::mxfp8GradientsE5M2), with 1x32 blocks, round to
+/// nearest and no RHT in every role: the MX types admit nothing else
+/// (docs/Numerics.md 11.2).
 GemmRecipe planRecipe(const GemmInfo &gemm, const RecipeOptions &options,
                       llvm::SmallVectorImpl<std::string> *notes = nullptr);
 

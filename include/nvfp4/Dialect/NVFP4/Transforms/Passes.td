@@ -143,6 +143,10 @@ def NVFP4ApplyRecipe : Pass<"nvfp4-apply-recipe", "ModuleOp"> {
     nearest and no RHT, whatever its role: the MX types admit neither
     stochastic rounding, nor the RHT, nor 16x16 blocks, so `rht`,
     `stochastic-rounding` and `weight-2d` apply to NVFP4 GEMMs only.
+    `mxfp8-gradients=e5m2` gives the gradient operand of MXFP8 dgrad and
+    wgrad GEMMs (dY, dY^T) E5M2 elements instead, TE's `HYBRID` format
+    (E4M3 forward, E5M2 gradients: a wider range for the gradients); the
+    other operands stay E4M3.
 
     A GEMM that cannot be quantized (dynamic or empty shape, K not a
     multiple of the block, 16 or 32, buffers, element types other than
@@ -224,6 +228,10 @@ def NVFP4ApplyRecipe : Pass<"nvfp4-apply-recipe", "ModuleOp"> {
     Option<"seedArgument", "seed-argument", "int", /*default=*/"-1",
            "Index of an i64 function argument holding the base seed at run "
            "time (-1: use `seed`)">,
+    Option<"mxfp8Gradients", "mxfp8-gradients", "std::string",
+           /*default=*/"\"e4m3\"",
+           "Elements of the gradient operands (dgrad dY, wgrad dY^T) of "
+           "MXFP8 GEMMs: e4m3 (TE's MXFP8 default) or e5m2 (TE's HYBRID)">,
   ];
 }
 
