@@ -168,7 +168,6 @@ std::string GemmSchedule::name() const {
            "_w" + std::to_string(skinnyWarps) +
            (skinnyChunks ? "_u" + std::to_string(skinnyChunks) : "") +
            (skinnyPrefetch ? "_pf" : "") + (skinnyStageA ? "_a" : "") + (skinnyScaledA ? "_s" : "") +
-           (skinnyBulkStages ? "_b" + std::to_string(skinnyBulkStages) : "") +
            (skinnyByteDecode ? "_e" : "");
   std::string text = std::to_string(tileM) + "x" + std::to_string(tileN) +
                      "x" + std::to_string(tileK) + "_s" +
@@ -221,9 +220,6 @@ FailureOr<GemmSchedule> kernels::parseGemmSchedule(StringRef text,
     schedule.skinnyPrefetch = rest.consume_front("_pf");
     schedule.skinnyStageA = rest.consume_front("_a");
     schedule.skinnyScaledA = rest.consume_front("_s");
-    if (rest.consume_front("_b") &&
-        !number(rest, schedule.skinnyBulkStages))
-      return fail("a bulk-copy ring is _bN with N > 0 stages");
     schedule.skinnyByteDecode = rest.consume_front("_e");
     if (!rest.empty())
       return fail("unexpected '" + rest + "'");
