@@ -33,7 +33,8 @@ skinny8x16_w8_a_e skinny8x16_w8_a_s_e skinny8x16_w8_pf_a_s_e skinny8x16_w8_u2_pf
 skinny8x16_w16_pf_a_s_e skinny8x32_w16_pf_a_s_e skinny8x32_w16_u1_pf_a_s_e \
 skinny16x16_w8_e skinny16x16_w8_pf_e skinny16x16_w8_u2_pf_e \
 skinny16x32_w16_e skinny16x32_w16_pf_e skinny16x32_w16_u1_pf_e skinny16x32_w8_e skinny16x32_w8_pf_e \
-skinny32x16_w8_e skinny32x16_w8_pf_e skinny32x16_w8_u2_pf_e"}
+skinny32x16_w8_e skinny32x16_w8_pf_e skinny32x16_w8_u2_pf_e \
+skinny8x16_w16_a skinny8x16_w16_u1_pf_a_s_e 128x128x256_s2_d2w1_p16"}
 # The TMA-store epilogue (_ts) beside the route on the large shapes (M >
 # 128): with the route's 4 decoded stages and with 3.
 TS=${GEMM_TS_SCHEDULES:-"128x256x256_s0_d4w0_p16_ts 128x256x256_s0_d3w0_p16_ts"}
