@@ -1388,7 +1388,13 @@ void GemmPipelineEmitter::storeQuantizedFragments(
   Value col = add(rowB0, add(tileCol0, mul(t, c32(2))));
   // C's columns come in whole blocks (N % 16 == 0): the block is inside
   // the matrix or not as a whole.
-  Value blockInside = ult(add(rowB0, tileCol0), c32(plan.n));
+  // As 16 j < N - rowB0 (signed: a tile past N has none inside): one
+  // register for the tile's 16 block tests instead of rowB0 + 16 j each,
+  // which in the route's quantizing consumers spilled (4 bytes at
+  // 16384 x 4112, session 10).
+  Value colsLeft = arith::SubIOp::create(b, loc, c32(plan.n), rowB0);
+  Value blockInside = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt,
+                                            tileCol0, colsLeft);
   for (int64_t half = 0; half < 2; ++half) {
     // Row g (registers 0, 1 of each n8 fragment) or g + 8 (2, 3); columns
     // 2t, 2t + 1 of the first fragment and 8 + 2t, 9 + 2t of the second.
