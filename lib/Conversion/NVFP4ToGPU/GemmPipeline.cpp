@@ -113,15 +113,32 @@ GemmSchedule kernels::chooseGemmSchedule(
   // 16.8-17.8 us for split-K; at M = 128 it loses (45 us: B read 8 times).
   int64_t m = lhs.getRows(), n = rhs.getRows(), k = lhs.getCols();
   GemmSchedule skinny;
-  skinny.tileM = m <= 8 ? 8 : 16;
-  skinny.tileN = m <= 16 ? 16 : 32;
+  // M <= 32: one 32 x 16 tile of A x B per CTA (every B row read and
+  // decoded once), not two 16 x 32 ones (each B row read and decoded by
+  // two CTAs): interleaved on the H200 at 32 x 4096 x 4096,
+  // skinny32x16_w8_e 11.10 us against skinny16x32_w8_pf_e 11.29 (faster
+  // in 7 of 8 rounds; 10.67 vs 10.92 in session 9's run).
+  skinny.tileM = m <= 8 ? 8 : m <= 16 ? 16 : 32;
+  skinny.tileN = 16;
   skinny.skinnyWarps = skinnyGemmWarps(k, 8);
   // The byte decode and the prefetch (session 9): the same result bits
   // with fewer instructions per code, B's first loads before A's. H200,
   // same run: M = 1 5.84 us (skinny8x16_w8_pf_a_s_e) vs 6.56, M = 16 7.82
-  // vs 8.49, M = 32 10.92 vs 12.41 (bench/RESULTS.md, session 9).
+  // vs 8.49 (bench/RESULTS.md, session 9); at M = 32 the prefetch made no
+  // difference (10.84 vs 10.86 us, session 10) and the rule leaves it out.
   skinny.skinnyByteDecode = true;
-  skinny.skinnyPrefetch = true;
+  skinny.skinnyPrefetch = m <= 16;
+  // M <= 8 where a warp's K range is 4 chunks: two groups of 2 chunks in
+  // flight (_u2) instead of one of 4, so that the prefetch overlaps the
+  // second group's loads with the first group's math. Interleaved on the
+  // H200 at 1 x 4096 x 4096: 5.76 us against 6.06 (faster in 8 of 8
+  // rounds; 5.48 vs 5.86 in session 9), 12.34 vs 12.48 at 1 x 14336 x
+  // 4096 (6 of 8). At M = 16 and 32 _u2 was slower (8.86 vs 7.86 us at
+  // M = 16, session 10).
+  // Other chunk counts keep the default (the most, up to 4, that divide
+  // them: already two groups or more from 8 chunks on).
+  if (m <= 8 && k % 128 == 0 && k / 128 / skinny.skinnyWarps == 4)
+    skinny.skinnyChunks = 2;
   // Staged A where its shared memory fits (M x K x 2 bytes per CTA), and
   // then with 16x16 blocks of B times B's block scales (_s).
   if (m <= 8 && k % 128 == 0) {
