@@ -128,17 +128,6 @@ GemmSchedule kernels::chooseGemmSchedule(
   // difference (10.84 vs 10.86 us, session 10) and the rule leaves it out.
   skinny.skinnyByteDecode = true;
   skinny.skinnyPrefetch = m <= 16;
-  // M <= 8 where a warp's K range is 4 chunks: two groups of 2 chunks in
-  // flight (_u2) instead of one of 4, so that the prefetch overlaps the
-  // second group's loads with the first group's math. Interleaved on the
-  // H200 at 1 x 4096 x 4096: 5.76 us against 6.06 (faster in 8 of 8
-  // rounds; 5.48 vs 5.86 in session 9), 12.34 vs 12.48 at 1 x 14336 x
-  // 4096 (6 of 8). At M = 16 and 32 _u2 was slower (8.86 vs 7.86 us at
-  // M = 16, session 10).
-  // Other chunk counts keep the default (the most, up to 4, that divide
-  // them: already two groups or more from 8 chunks on).
-  if (m <= 8 && k % 128 == 0 && k / 128 / skinny.skinnyWarps == 4)
-    skinny.skinnyChunks = 2;
   // Staged A where its shared memory fits (M x K x 2 bytes per CTA), and
   // then with 16x16 blocks of B times B's block scales (_s).
   if (m <= 8 && k % 128 == 0) {
@@ -157,6 +146,21 @@ GemmSchedule kernels::chooseGemmSchedule(
     else if (fits(staged))
       skinny = staged;
   }
+  // M = 1 with A staged, where a warp's K range is 4 chunks: two groups of
+  // 2 chunks in flight (_u2) instead of one of 4, so that the prefetch
+  // overlaps the second group's loads with the first group's math.
+  // Interleaved on the H200 (session 10) at 1 x 4096 x 4096: 5.57 us
+  // against 5.93 for skinny8x16_w8_pf_a_s_e and 5.76 against 6.06 in an
+  // earlier run (8 of 8 rounds each; 5.48 vs 5.86 in session 9), 6.47
+  // against 6.59 with 1x16 blocks of B (_pf_a_e, 8 of 8), 12.34 vs 12.48
+  // at 1 x 14336 x 4096 (6 of 8). Where it lost: M = 8 with A not staged
+  // (7.27 us against 6.96 for skinny8x16_w8_pf_e, 16x16 B; 8.11 vs 7.83
+  // with 1x16), M = 16 (8.86 vs 7.86 us); M = 2..5, where A is staged
+  // too, was not measured and keeps the default. Other chunk counts keep
+  // it too (the most, up to 4, that divide them: already two groups or
+  // more from 8 chunks on).
+  if (m == 1 && skinny.skinnyStageA && k / 128 / skinny.skinnyWarps == 4)
+    skinny.skinnyChunks = 2;
   int64_t skinnyCTAs = batch * llvm::divideCeil(n, skinny.tileN) *
                        llvm::divideCeil(m, skinny.tileM);
   if (m <= 32 && k % 128 == 0 && skinnyCTAs >= chip.multiprocessors)

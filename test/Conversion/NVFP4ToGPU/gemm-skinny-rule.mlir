@@ -4,9 +4,9 @@
 // docs/GemmKernels.md "Small M"): the skinny kernel where its CTAs fill
 // the 132 SMs, with the byte decode (_e) and for M <= 16 the prefetch
 // (_pf); for M <= 8 A staged in shared memory when it fits, times B's
-// block scales with 16x16 blocks (_a_s), and two groups of 2 chunks in
-// flight (_u2) where a warp has 4; 32-row A tiles for M > 16; otherwise
-// split-K.
+// block scales with 16x16 blocks (_a_s), and at M = 1 two groups of 2
+// chunks in flight (_u2) where a warp has 4; 32-row A tiles for M > 16;
+// otherwise split-K.
 
 !k4096 = !nvfp4.tensor<1x4096xf4E2M1FN, scale = f8E4M3FN, block = 1x16>
 !w2304 = !nvfp4.tensor<2304x4096xf4E2M1FN, scale = f8E4M3FN, block = 16x16>
@@ -34,6 +34,16 @@ func.func @row_scaled_weight(%a: !k4096, %b: !w2304r) -> tensor<1x2304xbf16> {
 func.func @two_chunks(%a: !k2048, %b: !w2304k) -> tensor<1x2304xbf16> {
   %c = nvfp4.scaled_matmul %a, %b : !k2048, !w2304k -> tensor<1x2304xbf16>
   return %c : tensor<1x2304xbf16>
+}
+
+// 8 rows x 4096 x 2 bytes of staged A exceed the static shared memory:
+// 4 chunks per warp, but no _u2 where A is not staged (it measured slower).
+!a8k = !nvfp4.tensor<8x4096xf4E2M1FN, scale = f8E4M3FN, block = 1x16>
+// CHECK-LABEL: func.func @eight_tokens
+// CHECK: gpu.launch_func @nvfp4_kernels::@nvfp4_scaled_matmul_8x2304x4096_1x16_16x16_to_bf16_skinny8x16_w8_pf_e blocks
+func.func @eight_tokens(%a: !a8k, %b: !w2304) -> tensor<8x2304xbf16> {
+  %c = nvfp4.scaled_matmul %a, %b : !a8k, !w2304 -> tensor<8x2304xbf16>
+  return %c : tensor<8x2304xbf16>
 }
 
 // 8 rows x 14336 x 2 bytes of staged A exceed the static shared memory
