@@ -21,16 +21,20 @@ SHAPES=${GEMM_SHAPES:-"8192x8192x8192:16x16 16384x4096x4096:16x16 16384x14336x40
 # Forced schedules measured beside the default (name suffix: schedule).
 EXTRA_8192=${GEMM_EXTRA_SCHEDULES:-"128x256x256_s2_d2w1_p8 128x256x256_s0_d3w0_p16 128x256x256_s0_d4w0_p8 128x128x256_s0_d6w0_p16"}
 # Forced schedules of the decode-like shapes (M <= 128, bench/run_decode_bench.py
-# and bench/compare_skinny_variants.py): split-K on 128 x 128 tiles, the
-# skinny kernels of the rule, and the same with the byte decode (_e), the
-# prefetch (_pf), the staged A scaled by B's block scales (_s) and 16-warp
-# CTAs one per SM; a schedule a shape cannot take is skipped.
-DECODE=${GEMM_DECODE_SCHEDULES:-"128x128x256_s4_k4 skinny8x16_w8_a skinny16x16_w8 skinny16x32_w8 skinny32x16_w8 skinny16x32_w16 skinny8x32_w16_a \
+# and bench/compare_skinny_variants.py): split-K on 128 x 128 tiles (2 to 16
+# splits, 4 or 2 stages: the rule's choice at M = 128 and its neighbours),
+# the route on 128 x 128 tiles, the skinny kernels of the rule, and the same
+# with the byte decode (_e), the prefetch (_pf), the staged A scaled by B's
+# block scales (_s) and 16-warp CTAs one per SM; a schedule a shape cannot
+# take is skipped.
+DECODE=${GEMM_DECODE_SCHEDULES:-"128x128x256_s4_k2 128x128x256_s4_k4 128x128x256_s4_k8 128x128x256_s4_k16 \
+128x128x256_s2_k8 128x128x256_s2_k16 128x128x256_s0_d6w0_p16 skinny8x16_w8_a skinny16x16_w8 skinny16x32_w8 skinny32x16_w8 skinny16x32_w16 skinny8x32_w16_a \
 skinny8x16_w8_a_e skinny8x16_w8_a_s_e skinny8x16_w8_pf_a_s_e skinny8x16_w8_u2_pf_a_s_e skinny8x16_w8_u1_pf_a_s_e \
 skinny8x16_w16_pf_a_s_e skinny8x32_w16_pf_a_s_e skinny8x32_w16_u1_pf_a_s_e \
 skinny16x16_w8_e skinny16x16_w8_pf_e skinny16x16_w8_u2_pf_e \
 skinny16x32_w16_e skinny16x32_w16_pf_e skinny16x32_w16_u1_pf_e skinny16x32_w8_e skinny16x32_w8_pf_e \
-skinny32x16_w8_e skinny32x16_w8_pf_e skinny32x16_w8_u2_pf_e"}
+skinny32x16_w8_e skinny32x16_w8_pf_e skinny32x16_w8_u2_pf_e \
+skinny8x16_w16_a skinny8x16_w16_u1_pf_a_s_e 128x128x256_s2_d2w1_p16"}
 # The TMA-store epilogue (_ts) beside the route on the large shapes (M >
 # 128): with the route's 4 decoded stages and with 3.
 TS=${GEMM_TS_SCHEDULES:-"128x256x256_s0_d4w0_p16_ts 128x256x256_s0_d3w0_p16_ts"}

@@ -3,6 +3,7 @@
 memory-bound workload, in one run (issue 13):
 
   python3 bench/run_decode_bench.py bench/build-gemm      (after make_gemm_bench.sh)
+      [--alternate VARIANT ...] [--rounds R]
 
 A few microseconds per call, so two traps of run_gemm_bench.py's timing are
 avoided here:
@@ -18,8 +19,19 @@ this size: read + write of the same 8 rotating buffers), besides the 1 GiB
 copy. "x copy" is the weight bytes per second of a GEMM against the copy's
 (read + write) bytes per second, as in run_gemm_bench.py. A read of the
 weight bytes alone (a kernel of 16-byte loads that writes nothing, same
-rotating buffers) shows what a GEMM that only read B could reach.
+rotating buffers: "the read-only peer") shows what a GEMM that only read B
+could reach at this size, launch and ramp included. Every GEMM line gives
+its weight bytes per second against all three in the same run: the
+same-size copy ("x copy"), the read-only peer ("x read"), the 1 GiB copy
+("x 1 GiB copy", the large-size bandwidth).
+
+--alternate VARIANT (repeatable) then times each such variant against the
+shape's default in R rounds (default 8), their graphs interleaved in an
+order that rotates every round, so that clock drift hits both alike;
+printed: the median per call of each over the rounds and the rounds'
+ratios default / variant (median, and in how many rounds the variant won).
 """
+import argparse
 import os
 import sys
 
@@ -83,8 +95,40 @@ def graph_ms(calls):
     return times[len(times) // 2]
 
 
+def alternate(path, dims, sets, variants, rounds):
+    """Interleaved rounds of the default and `variants` of one shape."""
+    names = ["default"] + [v for v in variants if os.path.exists(
+        os.path.join(path, f"gemm_{dims}_{v}.json"))]
+    if len(names) == 1:
+        return
+    progs = {v: [program(path, f"gemm_{dims}" + ("" if v == "default"
+                                                  else "_" + v), s)
+                 for s in sets] for v in names}
+    times = {v: [] for v in names}
+    for r in range(rounds):
+        order = names[r % len(names):] + names[:r % len(names)]
+        for v in order:
+            times[v].append(graph_ms(progs[v]))
+    base = times["default"]
+    for v in names:
+        t = sorted(times[v])
+        line = (f"  alternate {dims:14s} {v:26s} median {t[len(t) // 2] * 1e3:6.2f} us "
+                f"(min {t[0] * 1e3:.2f}, max {t[-1] * 1e3:.2f})")
+        if v != "default":
+            ratios = sorted(b / x for b, x in zip(base, times[v]))
+            wins = sum(x < b for b, x in zip(base, times[v]))
+            line += (f"; default / this: median {ratios[len(ratios) // 2]:.3f}, "
+                     f"won {wins} of {rounds} rounds")
+        print(line)
+
+
 def main():
-    path = sys.argv[1]
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("path")
+    parser.add_argument("--alternate", action="append", default=[])
+    parser.add_argument("--rounds", type=int, default=8)
+    args = parser.parse_args()
+    path = args.path
     dev = cp.cuda.runtime.getDeviceProperties(0)["name"].decode()
     print(f"device: {dev}; torch {torch.__version__}; cupy {cp.__version__}")
     with open(os.path.join(path, "shapes.txt")) as f:
@@ -92,6 +136,10 @@ def main():
                   if int(s.split("x")[0]) <= 128]
     with open(os.path.join(path, "decode_variants.txt")) as f:
         variants = f.read().split()
+    # The large-shape schedules make_gemm_bench.sh compiles for every shape
+    # (one tile per CTA, decoder warpgroup, the route, the route in
+    # clusters): peers of the rule's choice at M = 128.
+    variants = ["v1", "v2", "route", "route_c2"] + variants
     rng = cp.random.default_rng(0)
 
     big_ms, big_gbs = device_copy_gbs()
@@ -137,12 +185,14 @@ def main():
         route = graph_ms(route_calls)
         del deqs, route_calls
 
+        read_gbs = weight / read_ms / 1e6
         print(f"{dims} (B {block_b}, weight {weight / 1e6:.2f} MB): "
               f"copy of the weight bytes {copy_ms * 1e3:.2f} us "
               f"({copy_gbs:.0f} GB/s = {copy_gbs / big_gbs:.2f} x 1 GiB copy); "
               f"read of the weight bytes {read_ms * 1e3:.2f} us "
-              f"({weight / read_ms / 1e6:.0f} GB/s = "
-              f"{weight / read_ms / 1e6 / copy_gbs:.2f} x same-size copy); "
+              f"({read_gbs:.0f} GB/s = "
+              f"{read_gbs / copy_gbs:.2f} x same-size copy, "
+              f"{read_gbs / big_gbs:.2f} x 1 GiB copy); "
               f"cuBLAS bf16 {cublas * 1e3:.2f} us; "
               f"dequantize + cuBLAS {route * 1e3:.2f} us")
         for variant in ["default"] + variants:
@@ -158,20 +208,24 @@ def main():
             print(f"  {variant:22s} {gemm.split('_to_')[-1]:34s} "
                   f"{ms * 1e3:7.2f} us  weight {gbs:5.0f} GB/s = "
                   f"{gbs / copy_gbs:.2f} x same-size copy, "
+                  f"{gbs / read_gbs:.2f} x read-only peer, "
                   f"{gbs / big_gbs:.2f} x 1 GiB copy; "
                   f"{cublas / ms:.2f} x cuBLAS, {route / ms:.2f} x "
                   f"dequantize + cuBLAS ({len(kernel)} kernels)")
-            summary.append((dims, variant, ms, gbs / copy_gbs, gbs / big_gbs,
-                            cublas / ms, route / ms))
+            summary.append((dims, variant, ms, gbs / copy_gbs, gbs / read_gbs,
+                            gbs / big_gbs, cublas / ms, route / ms))
             del progs
+        if args.alternate:
+            alternate(path, dims, sets, args.alternate, args.rounds)
         del sets
         cp.get_default_memory_pool().free_all_blocks()
         torch.cuda.empty_cache()
-    print("\nsummary: shape, variant, us, x same-size copy, x 1 GiB copy, "
-          "x cuBLAS, x dequantize + cuBLAS")
-    for dims, variant, ms, xs, xb, xc, xr in summary:
-        print(f"  {dims:16s} {variant:22s} {ms * 1e3:7.2f} {xs:5.2f} {xb:5.2f} "
-              f"{xc:5.2f} {xr:5.2f}")
+    print(f"\nsummary (1 GiB copy {big_gbs:.0f} GB/s): shape, variant, us, "
+          "x same-size copy, x read-only peer, x 1 GiB copy, x cuBLAS, "
+          "x dequantize + cuBLAS")
+    for dims, variant, ms, xs, xp, xb, xc, xr in summary:
+        print(f"  {dims:16s} {variant:26s} {ms * 1e3:7.2f} {xs:5.2f} {xp:5.2f} "
+              f"{xb:5.2f} {xc:5.2f} {xr:5.2f}")
 
 
 if __name__ == "__main__":

@@ -10,7 +10,11 @@ B, then torch.matmul on their BF16 outputs; the fused nvfp4.scaled_matmul
 under the lowering's schedule choice and under forced schedules (the kernel
 name says which), among them the route's GEMM with the TMA-store epilogue
 (ts_schedules.txt; the route and those are timed twice, the faster counts). For memory-bound shapes (M <= 128) also the bytes the
-weight B occupies (codes + scales) per second against the device copy.
+weight B occupies (codes + scales) per second against the 1 GiB device
+copy -- with one set of operands, so B stays in the 50 MB L2 between
+runs, and with each launch's host overhead: the decode-shape numbers of
+record are bench/run_decode_bench.py's (CUDA graphs, 8 rotating operand
+sets, the same-size copy and the read-only peer in the same run).
 Times are CUDA-event medians (run_bench.time_ms) after a warm-up of 5
 runs of each program; the peers are timed before and after the fused
 variants of a shape and the faster of the two counts (the GPU's clocks
@@ -96,7 +100,9 @@ def main():
         measured = []
         for suffix, label in variants:
             g = program(path, f"gemm_{dims}{suffix}", args)
-            measured.append((label, g.kernels[-1], timed(g, repeat)))
+            # The GEMM's kernel (split-K ends with its finalize kernel).
+            gemm = [x for x in g.kernels if "scaled_matmul" in x] or g.kernels
+            measured.append((label, gemm[-1], timed(g, repeat)))
             del g
         # The route and its TMA-store variants once more, in the same
         # order: each keeps the faster of its two times, so that the clock
@@ -119,7 +125,8 @@ def main():
                     f" {ms:.4f} ms {flops / ms / 1e9:6.1f} TFLOP/s = "
                     f"{cublas / ms:.3f} x cuBLAS, {route_ms / ms:.3f} x route")
             if m <= 128:
-                weight = n * k // 2 + n * k // 16
+                rows_b = n if block_b == "1x16" else n // 16
+                weight = n * k // 2 + rows_b * k // 16
                 gbs = weight / ms / 1e6
                 line += f"; weight {gbs:.0f} GB/s = {gbs / copy_gbs:.2f} x copy"
             print(line)

@@ -1561,6 +1561,17 @@ def main():
                 208, 2048, batch=2, schedule="skinny8x32_w16_u1_pf_a_s_e")
     matmul_case(out, args, "matmul_skinny_scaled_swizzled_b_1x256x1024", 1,
                 256, 1024, swizzled_b=True, schedule="skinny8x16_w8_pf_a_s_e")
+    # The rule's skinny schedules of session 10, forced on small N (the
+    # rule takes them from N = 2112 on, lit checks its names): at M = 1
+    # with 4 chunks per warp two groups of 2 in flight (_u2; here at M = 2
+    # and 3), 16x16 and 1x16 B; M <= 32 as one 32-row A tile without the
+    # prefetch, ragged M and N.
+    matmul_case(out, args, "matmul_skinny_rule_u2_3x256x2560_bf16", 3, 256,
+                2560, result="bf16", schedule="skinny8x16_w5_u2_pf_a_s_e")
+    matmul_case(out, args, "matmul_skinny_rule_u2_rows_2x208x4096", 2, 208,
+                4096, block_b=(1, 16), schedule="skinny8x16_w8_u2_pf_a_e")
+    matmul_case(out, args, "matmul_skinny_rule_m32_20x272x2048", 20, 272,
+                2048, schedule="skinny32x16_w8_e")
     # The route: decode kernels into F16 scratch, then the same wgmma
     # pipeline fed by TMA (ragged, BF16 out with alpha, batched, the
     # quantizing epilogue).

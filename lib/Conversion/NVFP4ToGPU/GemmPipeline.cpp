@@ -113,15 +113,21 @@ GemmSchedule kernels::chooseGemmSchedule(
   // 16.8-17.8 us for split-K; at M = 128 it loses (45 us: B read 8 times).
   int64_t m = lhs.getRows(), n = rhs.getRows(), k = lhs.getCols();
   GemmSchedule skinny;
-  skinny.tileM = m <= 8 ? 8 : 16;
-  skinny.tileN = m <= 16 ? 16 : 32;
+  // M <= 32: one 32 x 16 tile of A x B per CTA (every B row read and
+  // decoded once), not two 16 x 32 ones (each B row read and decoded by
+  // two CTAs): interleaved on the H200 at 32 x 4096 x 4096,
+  // skinny32x16_w8_e 11.10 us against skinny16x32_w8_pf_e 11.29 (faster
+  // in 7 of 8 rounds; 10.67 vs 10.92 in session 9's run).
+  skinny.tileM = m <= 8 ? 8 : m <= 16 ? 16 : 32;
+  skinny.tileN = 16;
   skinny.skinnyWarps = skinnyGemmWarps(k, 8);
   // The byte decode and the prefetch (session 9): the same result bits
   // with fewer instructions per code, B's first loads before A's. H200,
   // same run: M = 1 5.84 us (skinny8x16_w8_pf_a_s_e) vs 6.56, M = 16 7.82
-  // vs 8.49, M = 32 10.92 vs 12.41 (bench/RESULTS.md, session 9).
+  // vs 8.49 (bench/RESULTS.md, session 9); at M = 32 the prefetch made no
+  // difference (10.84 vs 10.86 us, session 10) and the rule leaves it out.
   skinny.skinnyByteDecode = true;
-  skinny.skinnyPrefetch = true;
+  skinny.skinnyPrefetch = m <= 16;
   // Staged A where its shared memory fits (M x K x 2 bytes per CTA), and
   // then with 16x16 blocks of B times B's block scales (_s).
   if (m <= 8 && k % 128 == 0) {
@@ -140,6 +146,21 @@ GemmSchedule kernels::chooseGemmSchedule(
     else if (fits(staged))
       skinny = staged;
   }
+  // M = 1 with A staged, where a warp's K range is 4 chunks: two groups of
+  // 2 chunks in flight (_u2) instead of one of 4, so that the prefetch
+  // overlaps the second group's loads with the first group's math.
+  // Interleaved on the H200 (session 10) at 1 x 4096 x 4096: 5.57 us
+  // against 5.93 for skinny8x16_w8_pf_a_s_e and 5.76 against 6.06 in an
+  // earlier run (8 of 8 rounds each; 5.48 vs 5.86 in session 9), 6.47
+  // against 6.59 with 1x16 blocks of B (_pf_a_e, 8 of 8), 12.34 vs 12.48
+  // at 1 x 14336 x 4096 (6 of 8). Where it lost: M = 8 with A not staged
+  // (7.27 us against 6.96 for skinny8x16_w8_pf_e, 16x16 B; 8.11 vs 7.83
+  // with 1x16), M = 16 (8.86 vs 7.86 us); M = 2..5, where A is staged
+  // too, was not measured and keeps the default. Other chunk counts keep
+  // it too (the most, up to 4, that divide them: already two groups or
+  // more from 8 chunks on).
+  if (m == 1 && skinny.skinnyStageA && k / 128 / skinny.skinnyWarps == 4)
+    skinny.skinnyChunks = 2;
   int64_t skinnyCTAs = batch * llvm::divideCeil(n, skinny.tileN) *
                        llvm::divideCeil(m, skinny.tileM);
   if (m <= 32 && k % 128 == 0 && skinnyCTAs >= chip.multiprocessors)
@@ -168,7 +189,6 @@ std::string GemmSchedule::name() const {
            "_w" + std::to_string(skinnyWarps) +
            (skinnyChunks ? "_u" + std::to_string(skinnyChunks) : "") +
            (skinnyPrefetch ? "_pf" : "") + (skinnyStageA ? "_a" : "") + (skinnyScaledA ? "_s" : "") +
-           (skinnyBulkStages ? "_b" + std::to_string(skinnyBulkStages) : "") +
            (skinnyByteDecode ? "_e" : "");
   std::string text = std::to_string(tileM) + "x" + std::to_string(tileN) +
                      "x" + std::to_string(tileK) + "_s" +
@@ -221,9 +241,6 @@ FailureOr<GemmSchedule> kernels::parseGemmSchedule(StringRef text,
     schedule.skinnyPrefetch = rest.consume_front("_pf");
     schedule.skinnyStageA = rest.consume_front("_a");
     schedule.skinnyScaledA = rest.consume_front("_s");
-    if (rest.consume_front("_b") &&
-        !number(rest, schedule.skinnyBulkStages))
-      return fail("a bulk-copy ring is _bN with N > 0 stages");
     schedule.skinnyByteDecode = rest.consume_front("_e");
     if (!rest.empty())
       return fail("unexpected '" + rest + "'");
@@ -1392,7 +1409,13 @@ void GemmPipelineEmitter::storeQuantizedFragments(
   Value col = add(rowB0, add(tileCol0, mul(t, c32(2))));
   // C's columns come in whole blocks (N % 16 == 0): the block is inside
   // the matrix or not as a whole.
-  Value blockInside = ult(add(rowB0, tileCol0), c32(plan.n));
+  // As 16 j < N - rowB0 (signed: a tile past N has none inside): one
+  // register for the tile's 16 block tests instead of rowB0 + 16 j each,
+  // which in the route's quantizing consumers spilled (4 bytes at
+  // 16384 x 4112, session 10).
+  Value colsLeft = arith::SubIOp::create(b, loc, c32(plan.n), rowB0);
+  Value blockInside = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt,
+                                            tileCol0, colsLeft);
   for (int64_t half = 0; half < 2; ++half) {
     // Row g (registers 0, 1 of each n8 fragment) or g + 8 (2, 3); columns
     // 2t, 2t + 1 of the first fragment and 8 + 2t, 9 + 2t of the second.

@@ -172,9 +172,7 @@ struct GemmSchedule {
   /// CTA; the other fields are unused. Its name is
   /// "skinny{tileM}x{tileN}_w{warps}" (then "_u{chunks}" when
   /// skinnyChunks is given, "_pf" with skinnyPrefetch, "_a" with
-  /// skinnyStageA, "_s" with
-  /// skinnyScaledA, "_b{stages}" with skinnyBulkStages, "_e" with
-  /// skinnyByteDecode).
+  /// skinnyStageA, "_s" with skinnyScaledA, "_e" with skinnyByteDecode).
   int64_t skinnyWarps = 0;
   /// The skinny kernel: K chunks (128 elements) each warp loads before it
   /// decodes them; 0 = the most (up to 4) that divide its chunks.
@@ -184,13 +182,6 @@ struct GemmSchedule {
   /// lane decoding its (clamped) A row per chunk -- 8 / M times less A
   /// decode.
   bool skinnyStageA = false;
-  /// > 0: the skinny kernel streams its rows of B (and of A unless "_a")
-  /// through a shared-memory ring of this many stages ("_b{stages}"): one
-  /// thread issues 1-D cp.async.bulk copies that complete on a per-stage
-  /// mbarrier, so a CTA has that many stages of B in flight from its first
-  /// cycle; each stage holds one 128-K chunk per warp, the warps taking
-  /// the chunks interleaved (stage j: chunks jW .. jW + W - 1).
-  int64_t skinnyBulkStages = 0;
   /// The skinny kernel decodes codes by bit placement ("_e",
   /// decodeE2M1x8ToF16Pow2: 10 instead of 16 integer instructions per 8
   /// codes): each F16 is 2^-14 times its code, the block scales enter as
@@ -897,10 +888,6 @@ gpu::GPUFuncOp buildSkinnyGemmKernel(ModuleOp module, const GemmPlan &plan,
 
 /// Why buildSkinnyGemmKernel cannot take `plan`, or "" when it can.
 std::string skinnyGemmUnsupportedReason(const GemmPlan &plan);
-
-/// The dynamic shared memory the skinny kernel's launch requests: its
-/// bulk-copy ring ("_b"), or 0.
-int64_t skinnyGemmDynamicSharedBytes(const GemmPlan &plan);
 
 /// The most warps, at most `preferred`, that divide K's 128-element chunks
 /// evenly (the skinny kernel's split of K inside a CTA).

@@ -518,7 +518,7 @@ LogicalResult launchGemm(ConversionPatternRewriter &rewriter, Operation *op,
         module, *plan, bufferTypes,
         matmulName(lhsType, rhsType, resultType, output) + plan->name());
     launchKernel(rewriter, loc, kernel, plan->grid(), plan->threads(),
-                 skinnyGemmDynamicSharedBytes(*plan), args);
+                 /*sharedMemoryBytes=*/0, args);
     return success();
   }
   bool tcgen05 = chip.has(::nvfp4::target::Instruction::Tcgen05BlockScaleMma);

@@ -29,14 +29,6 @@
 //     and B agree, and they do: both are decoded the same way from the
 //     same K range.
 //
-// With GemmSchedule::skinnyBulkStages ("_b{S}") B's rows (and A's unless
-// "_a") do not go through the lanes' registers: one thread streams them
-// into a ring of S shared-memory stages with 1-D cp.async.bulk copies on
-// per-slot mbarriers, S stages in flight from the kernel's first cycles,
-// and the warps read their fragments from shared memory (the ring's
-// section below). Its warps take the K chunks interleaved (stage j: chunk
-// j W + w of warp w), so one stage is W x 64 contiguous bytes per row.
-//
 // With skinnyByteDecode ("_e") the codes are placed as F16 high bytes
 // (2^-14 times their values, decodeE2M1x8ToF16Pow2) and the scales enter as
 // 2^7 s; with skinnyScaledA ("_s") the staged A also carries B's 16x16
@@ -105,9 +97,6 @@ struct SkinnyShape {
   /// past N clamp into the same last block): the byte decode loads and
   /// converts them once per m16 tile.
   bool pairedScalesB = false;
-  /// With GemmSchedule::skinnyBulkStages: the ring's slots (at most the
-  /// stages, chunksPerWarp); 0: no ring.
-  int64_t ringSlots = 0;
 
   explicit SkinnyShape(const GemmPlan &plan)
       : batch(plan.batch), m(plan.m), n(plan.n), k(plan.k),
@@ -122,8 +111,6 @@ struct SkinnyShape {
     }
     pairedScalesB =
         plan.skinnyByteDecode && plan.b.type.getBlockRows() == 16;
-    if (plan.skinnyBulkStages)
-      ringSlots = std::min(plan.skinnyBulkStages, chunksPerWarp);
     chunksInFlight = plan.skinnyChunks;
     if (!chunksInFlight) {
       chunksInFlight = 1;
@@ -148,33 +135,9 @@ struct SkinnyShape {
   int64_t stagedCopyWords() const {
     return warps * chunksPerWarp * stagedRows * 4 * 16;
   }
-  /// Ring rows of A: the tile's rows, unless A is staged.
-  int64_t ringRowsA() const { return stagedRows ? 0 : tileM(); }
-  int64_t tileM() const { return mmaTilesA * 8; }
-  /// Ring rows per slot: the B tile's, then A's.
-  int64_t ringRows() const { return mmaTilesB * 16 + ringRowsA(); }
-  /// Bytes of one ring row per stage: one chunk per warp.
-  int64_t stageRowBytes() const { return warps * kChunkBytes; }
-  /// A ring row's stride: 16 mod 32 words, so that rows g and g + 1 of a
-  /// quarter warp fall on different halves of the banks.
-  int64_t rowStride() const {
-    return stageRowBytes() + (warps % 2 == 0 ? 64 : 0);
-  }
-  int64_t slotBytes() const { return ringRows() * rowStride(); }
-  int64_t ringBytes() const { return ringSlots * slotBytes(); }
-  /// The ring rows' staged scales: K / 16 bytes each.
-  int64_t stagedScaleBytes() const {
-    return ringSlots && !scaledA ? ringRows() * (k / 16) : 0;
-  }
-  /// Dynamic shared memory: the ring and 16 bytes of alignment slack.
-  int64_t dynamicSharedBytes() const {
-    return ringSlots ? ringBytes() + 16 : 0;
-  }
-  /// Static shared memory: the partial sums, the staged A, and with the
-  /// ring its barriers and staged scales.
+  /// Static shared memory: the partial sums and the staged A.
   int64_t sharedBytes() const {
-    return 4 * (warps * accumulators() * 32 + stagedWords()) +
-           8 * ringSlots + stagedScaleBytes();
+    return 4 * (warps * accumulators() * 32 + stagedWords());
   }
 };
 
@@ -323,11 +286,8 @@ struct SkinnyKernel {
 
 
   /// The warp's local chunk `chunk` as a chunk of K: contiguous ranges per
-  /// warp (w C .. w C + C - 1), or with the ring interleaved (stage j of
-  /// warp w: chunk j W + w).
+  /// warp (w C .. w C + C - 1).
   Value globalChunk(IndexMath &im, Value warp, Value chunk) {
-    if (shape.ringSlots)
-      return im.add(im.mul(chunk, shape.warps), warp);
     return im.add(im.mul(warp, shape.chunksPerWarp), chunk);
   }
 
@@ -382,264 +342,9 @@ struct SkinnyKernel {
     }
   }
 
-  //===--- The bulk-copy ring (GemmSchedule::skinnyBulkStages) ----------===//
-  //
-  // Slot s of the ring (dynamic shared memory) holds one stage: ring row r
-  // (B rows 0 .. tileN - 1 of the CTA's tile, then, unless A is staged,
-  // A rows 0 .. tileM - 1) at s * slotBytes + r * rowStride, its W * 64
-  // bytes the chunks jW .. jW + W - 1 of that row (row stride padded so
-  // that the 8 lanes of a quarter warp, 2 rows x 4 quad lanes, read 8
-  // different 16-byte bank groups). Thread 0 issues a stage as one
-  // mbarrier expect_tx of its bytes and one 1-D cp.async.bulk per ring
-  // row; every thread waits on the slot's phase before it reads, and a
-  // CTA barrier after the stage's math frees the slot for stage j + S.
-  // The block scales of the ring rows are staged once, before the loop,
-  // as bytes [ring row][K / 16] in static shared memory.
-
-  Value ringBase, ringView, barriers, stagedScales;
-  /// emit()'s group loads and math (the plain and the prefetching loop).
-  std::function<LoadedGroup(Value)> loadGroup;
-  std::function<void(Value, const LoadedGroup &, MutableArrayRef<Value>)>
-      multiplyGroup;
-
-  Value c32(int64_t v) { return i32(v); }
-
   /// The first workgroup buffer (the partial sums), after the kernel
-  /// arguments; then the staged A, then the ring's barriers and scales.
+  /// arguments; then the staged A.
   size_t partialsIndex() const { return plan.outputAmax ? 9 : 8; }
-
-  Value barrierOf(Value slot) {
-    Value bytes = arith::IndexCastOp::create(
-        b, loc, b.getI64Type(),
-        arith::MulIOp::create(b, loc, slot,
-                              indexConstant(b, loc, 8)).getResult());
-    return LLVM::GEPOp::create(b, loc, barriers.getType(), b.getI8Type(),
-                               barriers, ValueRange{bytes});
-  }
-
-  /// Thread 0: stage `stage` (an index) into its slot.
-  void issueStage(IndexMath &im, Value stage, Value tileB, Value tileA,
-                  Value batch) {
-    Value slot = im.rem(stage, shape.ringSlots);
-    Value barrier = barrierOf(slot);
-    NVVM::MBarrierArriveExpectTxOp::create(
-        b, loc, Type(), barrier, c32(shape.ringRows() * shape.stageRowBytes()),
-        NVVM::MemScopeKind::CTA, false, Value());
-    auto global = LLVM::LLVMPointerType::get(b.getContext(), 1);
-    auto cluster = LLVM::LLVMPointerType::get(b.getContext(), 7);
-    Value stageByte = im.mul(stage, shape.stageRowBytes());
-    Value slotByte = im.mul(slot, shape.slotBytes());
-    Value codesB = memrefPointer(args[3], 1), codesA = memrefPointer(args[0], 1);
-    // A loop over the rows, not one copy per row in the IR: with those,
-    // ptxas kept every row's source address live across the ring loop
-    // (spills at 16 x 32 tiles).
-    auto rows = scf::ForOp::create(b, loc, im.c(0), im.c(shape.ringRows()),
-                                   im.c(1));
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(rows.getBody());
-    Value r = rows.getInductionVar();
-    Value isB = im.lt(r, plan.tileN);
-    Value rowB = arith::MinUIOp::create(
-        b, loc, im.add(im.mul(tileB, plan.tileN), r), im.c(shape.n - 1));
-    rowB = im.add(im.mul(batch, shape.n), rowB);
-    Value src = LLVM::GEPOp::create(
-        b, loc, global, b.getI8Type(), codesB,
-        ValueRange{arith::IndexCastOp::create(
-                       b, loc, b.getI64Type(),
-                       im.add(im.mul(rowB, shape.k / 2), stageByte))
-                       .getResult()});
-    if (shape.ringRowsA()) {
-      // Ring rows past the B tile: A rows r - tileN.
-      Value local = arith::SelectOp::create(
-          b, loc, isB, im.c(0), arith::SubIOp::create(b, loc, r, im.c(plan.tileN)));
-      Value rowA = arith::MinUIOp::create(
-          b, loc, im.add(im.mul(tileA, plan.tileM), local), im.c(shape.m - 1));
-      rowA = im.add(im.mul(batch, shape.m), rowA);
-      Value srcA = LLVM::GEPOp::create(
-          b, loc, global, b.getI8Type(), codesA,
-          ValueRange{arith::IndexCastOp::create(
-                         b, loc, b.getI64Type(),
-                         im.add(im.mul(rowA, shape.k / 2), stageByte))
-                         .getResult()});
-      src = arith::SelectOp::create(b, loc, isB, src, srcA);
-    }
-    Value dstByte = im.add(slotByte, im.mul(r, shape.rowStride()));
-    Value dst = LLVM::GEPOp::create(
-        b, loc, ringBase.getType(), b.getI8Type(), ringBase,
-        ValueRange{arith::IndexCastOp::create(b, loc, b.getI64Type(), dstByte)
-                       .getResult()});
-    NVVM::CpAsyncBulkGlobalToSharedClusterOp::create(
-        b, loc, LLVM::AddrSpaceCastOp::create(b, loc, cluster, dst), src,
-        barrier, c32(shape.stageRowBytes()), Value(), Value());
-  }
-
-  Value memrefPointer(Value memref, unsigned addressSpace) {
-    Value index =
-        memref::ExtractAlignedPointerAsIndexOp::create(b, loc, memref);
-    Value bits = arith::IndexCastOp::create(b, loc, b.getI64Type(), index);
-    return LLVM::IntToPtrOp::create(
-        b, loc, LLVM::LLVMPointerType::get(b.getContext(), addressSpace),
-        bits);
-  }
-
-  /// The ring's views, its barriers and first stages, and the staged
-  /// scales (ends with a CTA barrier).
-  void startRing(IndexMath &im, Value tid, Value tileB, Value tileA,
-                 Value batch) {
-    MLIRContext *ctx = b.getContext();
-    auto workgroup =
-        gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
-    auto bytesType = MemRefType::get({ShapedType::kDynamic}, b.getI8Type(),
-                                     MemRefLayoutAttrInterface(), workgroup);
-    Value dynamic = gpu::DynamicSharedMemoryOp::create(b, loc, bytesType);
-    // The bulk copies need 16-byte aligned destinations: round the base
-    // up (the launch requested 16 bytes of slack).
-    Value raw = memrefPointer(dynamic, 3);
-    Value address = LLVM::PtrToIntOp::create(b, loc, b.getI32Type(), raw);
-    Value pad = arith::AndIOp::create(
-        b, loc, arith::SubIOp::create(b, loc, c32(0), address), c32(15));
-    Value padIndex = arith::IndexCastUIOp::create(b, loc, b.getIndexType(),
-                                                  pad);
-    ringBase = LLVM::GEPOp::create(
-        b, loc, raw.getType(), b.getI8Type(), raw,
-        ValueRange{arith::ExtUIOp::create(b, loc, b.getI64Type(), pad)
-                       .getResult()});
-    ringView = memref::ViewOp::create(
-        b, loc,
-        MemRefType::get({shape.ringBytes() / 4}, b.getI32Type(),
-                        MemRefLayoutAttrInterface(), workgroup),
-        dynamic, padIndex, ValueRange());
-    int64_t ringBuffers = partialsIndex() + (shape.stagedRows ? 2 : 1);
-    barriers = memrefPointer(args[ringBuffers], 3);
-    stagedScales = args[ringBuffers + 1];
-
-    auto ifFirst = scf::IfOp::create(b, loc, im.eq(tid, 0), false);
-    {
-      OpBuilder::InsertionGuard guard(b);
-      b.setInsertionPointToStart(ifFirst.thenBlock());
-      for (int64_t slot = 0; slot < shape.ringSlots; ++slot)
-        NVVM::MBarrierInitOp::create(b, loc, barrierOf(im.c(slot)), c32(1),
-                                     Value());
-      // The initialized barriers must be visible to the async proxy the
-      // copies complete through.
-      NVVM::FenceProxyOp::create(
-          b, loc, NVVM::ProxyKind::async_shared,
-          NVVM::SharedSpaceAttr::get(ctx, NVVM::SharedSpace::shared_cta));
-      auto first = scf::ForOp::create(b, loc, im.c(0), im.c(shape.ringSlots),
-                                      im.c(1));
-      b.setInsertionPointToStart(first.getBody());
-      issueStage(im, first.getInductionVar(), tileB, tileA, batch);
-    }
-    // The ring rows' scales, [ring row][K / 16] bytes: B's rows, then A's.
-    // Unrolled, every load (clamped in bounds) before the guarded stores,
-    // so that a thread's loads are in flight together.
-    int64_t blocks = shape.k / 16;
-    int64_t threads = shape.warps * 32;
-    // (index, byte, the end of its part)
-    SmallVector<std::tuple<Value, Value, int64_t>> staged;
-    auto stageRows = [&](bool forB, int64_t tileRows, int64_t at) {
-      int64_t count = tileRows * blocks;
-      int64_t rows = forB ? shape.n : shape.m;
-      Value tile = forB ? tileB : tileA;
-      for (int64_t base = 0; base < count; base += threads) {
-        Value i = im.add(tid, im.c(base));
-        Value clamped = arith::MinUIOp::create(b, loc, i, im.c(count - 1));
-        Value row = arith::MinUIOp::create(
-            b, loc, im.add(im.mul(tile, tileRows), im.div(clamped, blocks)),
-            im.c(rows - 1));
-        row = im.add(im.mul(batch, rows), row);
-        Value byte = memref::LoadOp::create(
-            b, loc, args[forB ? 4 : 1],
-            ValueRange{scaleOffset(im, forB ? plan.b.type : plan.a.type, row,
-                                   im.rem(clamped, blocks))});
-        staged.push_back({im.add(i, im.c(at)), byte, at + count});
-      }
-    };
-    if (!shape.scaledA)
-      stageRows(true, plan.tileN, 0);
-    if (shape.ringRowsA())
-      stageRows(false, plan.tileM, plan.tileN * blocks);
-    for (auto [index, byte, end] : staged) {
-      auto inside = scf::IfOp::create(b, loc, im.lt(index, end), false);
-      OpBuilder::InsertionGuard guard(b);
-      b.setInsertionPointToStart(inside.thenBlock());
-      memref::StoreOp::create(b, loc, byte, stagedScales, ValueRange{index});
-    }
-    gpu::BarrierOp::create(b, loc);
-  }
-
-  /// Ring row `r` (static offset plus the lane's g) of slot `slot` as a
-  /// LoadedRow of local chunk `stage`.
-  LoadedRow ringRow(IndexMath &im, Value slot, Value stage, int64_t r0,
-                    Value g, Value warp, Value t, bool withScales = true) {
-    Value r = im.add(im.c(r0), g);
-    Value byte = im.add(im.add(im.mul(slot, shape.slotBytes()),
-                               im.mul(r, shape.rowStride())),
-                        im.add(im.mul(warp, kChunkBytes), im.mul(t, 16)));
-    LoadedRow row;
-    row.words = vector::LoadOp::create(
-        b, loc, VectorType::get({4}, b.getI32Type()), ringView,
-        ValueRange{im.div(byte, 4)}, /*nontemporal=*/false,
-        llvm::MaybeAlign(16));
-    if (!withScales)
-      return row;
-    Value block = im.add(im.mul(globalChunk(im, warp, stage), kChunkK / 16),
-                         im.mul(t, 2));
-    Value at = im.add(im.mul(r, shape.k / 16), block);
-    row.scale0 = memref::LoadOp::create(b, loc, stagedScales, ValueRange{at});
-    row.scale1 = memref::LoadOp::create(b, loc, stagedScales,
-                                        ValueRange{im.add(at, im.c(1))});
-    return row;
-  }
-
-  scf::ForOp emitRingLoop(
-      IndexMath &im, ValueRange init, Value g, Value t, Value tileB,
-      Value tileA, Value batch,
-      llvm::function_ref<StagedWords(Value)> stagedWordsOf) {
-    Value tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
-    Value warp = im.div(tid, 32);
-    return scf::ForOp::create(
-        b, loc, im.c(0), im.c(shape.chunksPerWarp), im.c(1), init,
-        [&](OpBuilder &nested, Location, Value stage, ValueRange iterAcc) {
-          OpBuilder::InsertionGuard guard(b);
-          b.setInsertionPoint(nested.getInsertionBlock(),
-                              nested.getInsertionPoint());
-          SmallVector<Value> acc(iterAcc);
-          Value slot = im.rem(stage, shape.ringSlots);
-          Value parity = arith::IndexCastUIOp::create(
-              b, loc, b.getI32Type(),
-              im.rem(im.div(stage, shape.ringSlots), 2));
-          NVVM::MBarrierTryWaitParityOp::create(b, loc, barrierOf(slot),
-                                                parity, c32(0));
-          SmallVector<LoadedRow> loadedB, loadedA;
-          for (int64_t mt = 0; mt < shape.mmaTilesB; ++mt)
-            for (int64_t half = 0; half < 2; ++half)
-              loadedB.push_back(ringRow(im, slot, stage, 16 * mt + 8 * half,
-                                        g, warp, t,
-                                        loadsScalesB(2 * mt + half)));
-          if (shape.ringRowsA())
-            for (int64_t q = 0; q < shape.mmaTilesA; ++q)
-              loadedA.push_back(ringRow(im, slot, stage, plan.tileN + 8 * q,
-                                        g, warp, t));
-          multiplyChunk(loadedB, loadedA,
-                        shape.ringRowsA() ? nullptr : stagedWordsOf(stage),
-                        acc);
-          // Refill: once every warp is done with the slot, thread 0 copies
-          // stage + S into it (a condition uniform over the CTA).
-          Value next = im.add(stage, im.c(shape.ringSlots));
-          auto ifMore = scf::IfOp::create(b, loc, im.lt(next, shape.chunksPerWarp),
-                                          false);
-          {
-            OpBuilder::InsertionGuard g2(b);
-            b.setInsertionPointToStart(ifMore.thenBlock());
-            gpu::BarrierOp::create(b, loc);
-            auto ifFirst = scf::IfOp::create(b, loc, im.eq(tid, 0), false);
-            b.setInsertionPointToStart(ifFirst.thenBlock());
-            issueStage(im, next, tileB, tileA, batch);
-          }
-          scf::YieldOp::create(b, loc, acc);
-        });
-  }
 
   void emit() {
     ScalarBuilder s(b, loc);
@@ -673,7 +378,7 @@ struct SkinnyKernel {
     // One group of U chunks: every load first (the bytes in flight hide the
     // latency), then the math of each chunk.
     Value staged = shape.stagedRows ? args[partialsIndex() + 1] : Value();
-    loadGroup = [&](Value it) {
+    auto loadGroup = [&](Value it) {
       LoadedGroup group;
       for (int64_t u = 0; u < shape.chunksInFlight; ++u) {
         Value chunk = im.add(im.add(firstChunk, it), im.c(u));
@@ -692,10 +397,6 @@ struct SkinnyKernel {
     std::optional<LoadedGroup> prefetched;
     if (plan.skinnyPrefetch)
       prefetched = loadGroup(im.c(0));
-    // With the ring, the barriers, the first stages' copies and the staged
-    // scales come first: the copies are in flight while A is staged.
-    if (shape.ringSlots)
-      startRing(im, tid, tileB, tileA, batch);
     // Staged A: unit (chunk, row, quad lane) of this warp's K range is 32
     // codes; its 16 F16x2 words go to shared memory as 4 vectors of 4,
     // vector i at slot (i + t / 2 + 2 (row % 2)) % 4 of the unit's 64
@@ -784,8 +485,7 @@ struct SkinnyKernel {
     SmallVector<Value> init(shape.accumulatorSets() * shape.accumulators(),
                             s.f32(0.0f));
     // The staged A words of code word w, n8 tile q, of local chunk `chunk`.
-    std::function<StagedWords(Value)> stagedWordsOf =
-        [&](Value chunk) -> StagedWords {
+    auto stagedWordsOf = [&](Value chunk) -> StagedWords {
       return [&, chunk](int64_t w, int64_t q, int64_t copy) {
         Value words = vector::LoadOp::create(
             b, loc, VectorType::get({4}, b.getI32Type()), staged,
@@ -797,8 +497,8 @@ struct SkinnyKernel {
         return four;
       };
     };
-    multiplyGroup = [&](Value it, const LoadedGroup &group,
-                        MutableArrayRef<Value> acc) {
+    auto multiplyGroup = [&](Value it, const LoadedGroup &group,
+                             MutableArrayRef<Value> acc) {
       for (int64_t u = 0; u < shape.chunksInFlight; ++u)
         multiplyChunk(group.b[u], group.a[u],
                       staged ? stagedWordsOf(im.add(it, im.c(u)))
@@ -806,11 +506,7 @@ struct SkinnyKernel {
                       acc);
     };
     SmallVector<Value> sums;
-    if (shape.ringSlots) {
-      scf::ForOp loop =
-          emitRingLoop(im, init, g, t, tileB, tileA, batch, stagedWordsOf);
-      sums.assign(loop.getResults().begin(), loop.getResults().end());
-    } else if (!plan.skinnyPrefetch) {
+    if (!plan.skinnyPrefetch) {
       scf::ForOp loop = scf::ForOp::create(
           b, loc, im.c(0), im.c(shape.chunksPerWarp),
           im.c(shape.chunksInFlight), init,
@@ -985,25 +681,6 @@ std::string kernels::skinnyGemmUnsupportedReason(const GemmPlan &plan) {
     return "the skinny kernel scales the staged A by B's block scales (_s) "
            "only with A staged (_a), the byte decode (_e) and 16x16 blocks "
            "of B";
-  // The ring ran on the H200 in session 9: within tolerance with 16x16
-  // blocks of B, non-finite C with 1x16 blocks (matmul_skinny_bulk_5x1000x
-  // 768_bf16, ..._staged_batched_2x1x336x1024), never measured faster.
-  // Until that is understood it cannot be forced.
-  if (plan.skinnyBulkStages)
-    return "the skinny kernel's bulk-copy ring (_b) is disabled: it gave "
-           "non-finite results with 1x16-blocked B on the H200";
-  if (plan.skinnyBulkStages && plan.skinnyChunks)
-    return "the skinny kernel's bulk-copy ring (_b) takes one chunk per "
-           "warp and stage: no chunks in flight (_u)";
-  if (plan.skinnyBulkStages && plan.chip &&
-      SkinnyShape(plan).sharedBytes() +
-              SkinnyShape(plan).dynamicSharedBytes() >
-          plan.chip->maxSharedMemoryPerBlock)
-    return "the skinny kernel's ring needs " +
-           std::to_string(SkinnyShape(plan).sharedBytes() +
-                          SkinnyShape(plan).dynamicSharedBytes()) +
-           " bytes of shared memory (" + std::string(plan.chip->name) + " allows " +
-           std::to_string(plan.chip->maxSharedMemoryPerBlock) + ")";
   if (SkinnyShape(plan).sharedBytes() > kMaxStaticSharedBytes)
     return "the skinny kernel needs " +
            std::to_string(SkinnyShape(plan).sharedBytes()) +
@@ -1014,10 +691,6 @@ std::string kernels::skinnyGemmUnsupportedReason(const GemmPlan &plan) {
   if (plan.tileN / 16 * plan.tileM / 8 > 4)
     return "the skinny kernel keeps at most 4 mma tiles per warp";
   return "";
-}
-
-int64_t kernels::skinnyGemmDynamicSharedBytes(const GemmPlan &plan) {
-  return SkinnyShape(plan).dynamicSharedBytes();
 }
 
 int64_t kernels::skinnyGemmWarps(int64_t k, int64_t preferred) {
@@ -1048,9 +721,8 @@ gpu::GPUFuncOp kernels::buildSkinnyGemmKernel(ModuleOp module,
       gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
   // The partial sums and the staged A are read and written as 16-byte
   // vectors: their buffers are 16-byte aligned (by default the element's
-  // 4 bytes, and ptxas placed the partials 4 bytes past a 16-byte boundary
-  // behind the ring's staged scales: a misaligned-address fault on the
-  // H200, session 9). The ring's barriers need 8.
+  // 4 bytes, and ptxas once placed the partials 4 bytes past a 16-byte
+  // boundary: a misaligned-address fault on the H200, session 9).
   options.workgroupBuffers.push_back(MemRefType::get(
       {shape.warps * shape.accumulators() * 32}, Float32Type::get(ctx),
       MemRefLayoutAttrInterface(), workgroup));
@@ -1060,16 +732,6 @@ gpu::GPUFuncOp kernels::buildSkinnyGemmKernel(ModuleOp module,
         MemRefType::get({shape.stagedWords()}, IntegerType::get(ctx, 32),
                         MemRefLayoutAttrInterface(), workgroup));
     options.workgroupAlignments.push_back(16);
-  }
-  if (shape.ringSlots) {
-    options.workgroupBuffers.push_back(
-        MemRefType::get({shape.ringSlots}, IntegerType::get(ctx, 64),
-                        MemRefLayoutAttrInterface(), workgroup));
-    options.workgroupAlignments.push_back(8);
-    options.workgroupBuffers.push_back(
-        MemRefType::get({std::max<int64_t>(shape.stagedScaleBytes(), 1)},
-                        IntegerType::get(ctx, 8),
-                        MemRefLayoutAttrInterface(), workgroup));
   }
   return getOrCreateKernel(module, name, argTypes, options,
                            [&](OpBuilder &b, Location loc, ValueRange args) {
