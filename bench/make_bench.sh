@@ -29,7 +29,7 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 OUT=${BENCH_OUT:-$ROOT/bench/build}
 BUILD=${BUILD_DIR:-$ROOT/build}
-PROGRAMS=${BENCH_PROGRAMS:-quantize quantize_amax_given wgrad_operand wgrad_operand_amax_given weight_copies weight_copies_amax_given weight_copies_amax_given_registers weight_copies_amax_given_ring2 weight_copies_amax_given_ring3 weight_copies_amax_given_ring4 weight_copies_4096 weight_copies_4096_registers dual_x_amax_given_registers dual_x_amax_given_ring2 dual_x_amax_given_ring3 dual_dy_amax_given_registers dual_dy_amax_given_ring2 dual_dy_amax_given_ring3 dual_x dual_x_amax_given dual_dy dual_dy_amax_given dual_dy_2048x4096 dual_dy_separate_amax_given wgrad_operand_amax_given__mulsplit_signlegacy weight_copies_amax_given__signlegacy dual_x_amax_given__signlegacy dual_dy_amax_given__signlegacy gemm gemm_output_amax gemm_quantize gemm_quantize_unfused gemm_quantize_static gemm_quantize_static_unfused gemm_k256_quantize_fused gemm_k256_quantize_unfused}
+PROGRAMS=${BENCH_PROGRAMS:-quantize quantize_amax_given wgrad_operand wgrad_operand_amax_given weight_copies weight_copies_amax_given weight_copies_amax_given_registers weight_copies_amax_given_ring2 weight_copies_amax_given_ring3 weight_copies_amax_given_ring4 weight_copies_4096 weight_copies_4096_registers dual_x_amax_given_registers dual_x_amax_given_ring2 dual_x_amax_given_ring3 dual_dy_amax_given_registers dual_dy_amax_given_ring2 dual_dy_amax_given_ring3 dual_x dual_x_amax_given dual_dy dual_dy_amax_given dual_dy_2048x4096 dual_dy_separate_amax_given wgrad_operand_amax_given__mulsplit_signlegacy weight_copies_amax_given__signlegacy dual_x_amax_given__signlegacy dual_dy_amax_given__signlegacy wgrad_operand_amax_given__runs1 wgrad_operand_amax_given__runs1_blocks4 dual_x_amax_given__rolled dual_dy_amax_given__rolled gemm gemm_output_amax gemm_quantize gemm_quantize_unfused gemm_quantize_static gemm_quantize_static_unfused gemm_k256_quantize_fused gemm_k256_quantize_unfused}
 mkdir -p "$OUT"
 [[ -n ${BUILD_DIR:-} ]] || bash "$ROOT/scripts/setup.sh"
 N=8192
@@ -183,11 +183,13 @@ for variant in registers ring2 ring3; do
   cp "$OUT/dual_x_amax_given.mlir" "$OUT/dual_x_amax_given_$variant.mlir"
   cp "$OUT/dual_dy_amax_given.mlir" "$OUT/dual_dy_amax_given_$variant.mlir"
 done
-# Arithmetic variants of the quantize kernels (issue 15 round 5): a
+# Arithmetic variants of the quantize kernels (issue 15 rounds 5 and 6): a
 # program named <base>__<schedule> is <base> compiled with
 # --quantize-schedule=<schedule>, e.g. wgrad_operand_amax_given__mulsplit_signlegacy
-# (the session-8 arithmetic) beside the default; run_bench.py times every
-# such program after its base and compares their outputs byte for byte.
+# (the session-8 arithmetic) or __runs1 (one run a work unit) and
+# dual_*__rolled (the tile rows' loop kept) beside the default; run_bench.py
+# times every such program after its base and compares their outputs byte
+# for byte.
 for name in $PROGRAMS; do
   [[ $name == *__* ]] && cp "$OUT/${name%%__*}.mlir" "$OUT/$name.mlir"
 done

@@ -1426,6 +1426,65 @@ def main():
                        (1024, 2048), rounding="sr", col_rounding="sr",
                        seed=23, col_seed=24,
                        flags=["--quantize-schedule=ring3"])
+    # Issue 15 round 6 (session 10): BF16 pairs extended by integer
+    # operations, codes packed by multiply-adds, the binade by mul.hi
+    # (every BF16 / F16 / f32 case above but the 16x16 ones runs them);
+    # the schedule parts
+    # runs1 (one run a work unit of the 1x16 kernels: 8-byte code stores,
+    # single scale bytes, an odd run count, swizzled scales) and rolled (the
+    # dual kernels' two tile rows in a loop), with edge values, ragged and
+    # straddling shapes and 64-bit seeds.
+    quantize_case(out, args, "quantize_1x16_rn_runs1_odd_runs_125x144",
+                  (125, 144), edge=True, flags=["--quantize-schedule=runs1"])
+    quantize_case(out, args, "quantize_1x16_swizzled_runs1_200x96", (200, 96),
+                  swizzled=True, edge=True,
+                  flags=["--quantize-schedule=runs1"])
+    rht_quantize_case(out, args, "rht_quantize_sr_runs1_seed64_ragged_125x128",
+                      (125, 128), seed=0xFEDCBA9876543210, edge=True,
+                      flags=["--quantize-schedule=runs1"])
+    rht_quantize_case(out, args, "rht_quantize_sr_runs1_blocks4_256x1024",
+                      (256, 1024), seed=0x8000000000000001,
+                      flags=["--quantize-schedule=runs1_blocks4"])
+    rht_quantize_case(out, args, "rht_quantize_rn_cancel_runs1_128x256",
+                      (128, 256), rounding="rn", cancel=True,
+                      flags=["--quantize-schedule=runs1"])
+    dual_quantize_case(out, args, "dual_quantize_rolled_dy_edge_256x512",
+                       (256, 512), rounding="sr", col_rounding="sr",
+                       seed=0xC0FFEE0123456789, col_seed=0x8000000000000001,
+                       edge=True, flags=["--quantize-schedule=rolled"])
+    dual_quantize_case(out, args,
+                       "dual_quantize_ring2_grid2_rolled_straddle_5x16x272",
+                       (5, 16, 272), rounding="sr", col_rounding="sr",
+                       seed=0x0123456789ABCDEF, col_seed=31, edge=True,
+                       flags=["--quantize-schedule=ring2_grid2_rolled"])
+    dual_quantize_case(out, args, "dual_quantize_rolled_x_odd_tiles_208x144",
+                       (208, 144), edge=True,
+                       flags=["--quantize-schedule=rolled"])
+    # The FMA-pipe forms are the default but in the 16x16 kernels: each
+    # side forced where it is not the default (fmaforms / aluforms).
+    weight_copies_case(out, args, "weight_copies_fmaforms_stage_sr_5x16x144",
+                       (5, 16, 144), rounding="sr", seed=0xFFFFFFFF00000001,
+                       flags=["--quantize-schedule=fmaforms"])
+    quantize_case(out, args, "quantize_16x16_fmaforms_rn_edge_160x512",
+                  (160, 512), block=(16, 16), edge=True,
+                  flags=["--quantize-schedule=ring2_fmaforms"])
+    rht_quantize_case(out, args, "rht_quantize_sr_edge_aluforms_64x256",
+                      (64, 256), seed=5, edge=True,
+                      flags=["--quantize-schedule=aluforms"])
+    dual_quantize_case(out, args, "dual_quantize_aluforms_dy_edge_256x512",
+                       (256, 512), rounding="sr", col_rounding="sr",
+                       seed=0x0123456789ABCDEF, col_seed=77, edge=True,
+                       flags=["--quantize-schedule=aluforms"])
+    # dY's dual at its default 2 blocks a multiprocessor on a grid of 2
+    # (each block walks several regions) and 3 forced.
+    dual_quantize_case(out, args, "dual_quantize_grid2_dy_straddle_5x16x272",
+                       (5, 16, 272), rounding="sr", col_rounding="sr",
+                       seed=0x0123456789ABCDEF, col_seed=31, edge=True,
+                       flags=["--quantize-schedule=registers_grid2"])
+    dual_quantize_case(out, args, "dual_quantize_blocks3_dy_edge_256x512",
+                       (256, 512), rounding="sr", col_rounding="sr",
+                       seed=0xC0FFEE0123456789, col_seed=0x8000000000000001,
+                       edge=True, flags=["--quantize-schedule=blocks3"])
     hadamard_case(out, args, "hadamard", (128, 512))
     # The butterfly's order (NUMERICS.md section 4) where it shows: data
     # whose FP32 sums round (refgen --data=cancel's kind), the RHT alone, in

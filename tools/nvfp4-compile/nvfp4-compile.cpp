@@ -122,8 +122,9 @@ static cl::opt<std::string> quantizeSchedule(
              "(convert-nvfp4-to-gpu's quantize-schedule): the 16x16 and dual "
              "kernels' input path registers, ring2, ring3 or ring4 first, "
              "then any of grid<N>, blocks<N>, mulwide, mulsplit, "
-             "signlegacy; default: ring2 for the 16x16 kernels and the duals "
-             "rounding to nearest on both sides, registers for the other "
+             "signlegacy, runs<N>, rolled, fmaforms, aluforms; default: "
+             "ring2 for the 16x16 kernels and the duals rounding to "
+             "nearest on both sides, registers for the other "
              "duals and where a ring does not fit"),
     cl::init(""), cl::cat(category));
 static cl::opt<std::string> mxGemm(

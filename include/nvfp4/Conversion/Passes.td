@@ -114,12 +114,18 @@ def ConvertNVFP4ToGPU : Pass<"convert-nvfp4-to-gpu", "ModuleOp"> {
            "memory filled by cp.async), then any of 'grid<N>' (N persistent "
            "blocks), 'blocks<N>' (blocks a multiprocessor, 1-8), 'mulwide' "
            "or 'mulsplit' (Philox products as one mul.wide.u32 or as "
-           "mul.hi + mul.lo) and 'signlegacy' (signs in each value's magic "
-           "number instead of sign words); default: ring2 for the 16x16 "
-           "kernels and for the duals rounding to nearest on both sides, "
+           "mul.hi + mul.lo), 'signlegacy' (signs in each value's magic "
+           "number instead of sign words), 'runs<N>' (runs of 16 a work "
+           "unit of the 1x16 kernels, 1 or 2), 'rolled' (the dual "
+           "kernels' two tile rows in a loop instead of unrolled) and "
+           "'fmaforms' or 'aluforms' (the emulation's FMA-pipe forms -- "
+           "integer BF16 extension, mul.hi binades, codes packed by "
+           "multiply-adds -- or the session-9 ones); default: ring2 for the "
+           "16x16 kernels and for the duals rounding to nearest on both sides, "
            "registers for the other duals and where a ring does not fit the "
            "chip; wide products in the 1x16 kernels only; sign words for "
-           "BF16 and F16 inputs">,
+           "BF16 and F16 inputs; two runs a work unit; the FMA-pipe forms "
+           "in all but the 16x16 kernels">,
     Option<"mxGemm", "mx-gemm", "std::string", /*default=*/"",
            "Force the MX GEMM's kernel: 'simt' (the portable kernel, "
            "bit-exact with the reference) or 'tensor-core' (sm_90a: both "

@@ -15,7 +15,11 @@
 // on BF16 pairs for the block amax, a table of the 127 possible block
 // encode factors per tensor) the kernels use it. Only the final E2M1
 // rounding differs per chip: the hardware cvt where it exists, exact
-// integer/float emulation elsewhere. A quantization or amax with a
+// integer/float emulation elsewhere. On sm_90a the RHT, stochastic and dual
+// kernels are bound by the ALU pipe (half the FMA pipes' rate; ncu on the
+// H200, session 10), so the emulation puts what it can on the FMA pipe:
+// BF16 extension by shl (IMAD), binades by mul.hi, nibbles packed by
+// multiply-adds. A quantization or amax with a
 // `hadamard` sign mask (nvfp4-fuse-quantization's fold-hadamard) computes
 // the RHT in registers: no intermediate tensor in device memory. The dual
 // quantization (nvfp4.dual_quantize) reads 16x16 tiles and transposes them
@@ -85,11 +89,52 @@ Value loadSixteenRaw(OpBuilder &b, Location loc, Value memref, Value base) {
   return alignedLoad(b, loc, memref, base, 16, runAlignment(elementType));
 }
 
-/// The 16 elements of a loaded run as f32 values.
-SmallVector<Value> extendSixteen(OpBuilder &b, Location loc, Value vector) {
+/// The two elements of a 32-bit word of BF16 pairs (element 0 in the low
+/// half) as f32: the BF16 bits are the high half of the f32's, so the
+/// extension is exact as integer operations -- shl by 16 (IMAD.U32 on the
+/// FMA pipe) and an and (LOP3). fpext of the BF16 halves makes ptxas split
+/// the word into 16-bit registers and join them again for the pair
+/// instructions that use the same word (max.xorsign.abs, min.bf16x2): three
+/// PRMTs a pair on the ALU pipe, the pipe that bounds the RHT and dual
+/// kernels (ncu, H200: 66-69 % of its peak, math-pipe throttle ~20 % of the
+/// stalls, session 10).
+std::array<Value, 2> extendBF16Word(OpBuilder &b, Location loc, Value word) {
   ScalarBuilder s(b, loc);
+  Type f32 = b.getF32Type();
+  return {arith::BitcastOp::create(
+              b, loc, f32, arith::ShLIOp::create(b, loc, word, s.i32(16))),
+          arith::BitcastOp::create(
+              b, loc, f32,
+              arith::AndIOp::create(b, loc, word,
+                                    s.i32(static_cast<int32_t>(0xFFFF0000u))))};
+}
+
+/// The 32-bit words of a vector of BF16 pairs (vector<2nxbf16>).
+SmallVector<Value> bf16Words(OpBuilder &b, Location loc, Value vector) {
+  int64_t count = cast<VectorType>(vector.getType()).getNumElements();
+  Value words = vector::BitCastOp::create(
+      b, loc, VectorType::get({count / 2}, b.getI32Type()), vector);
+  SmallVector<Value> result;
+  for (int64_t j = 0; j < count / 2; ++j)
+    result.push_back(
+        vector::ExtractOp::create(b, loc, words, ArrayRef<int64_t>{j}));
+  return result;
+}
+
+/// The elements of a loaded vector as f32 values (BF16 by extendBF16Word
+/// with `integerBF16`, else fpext of each element).
+SmallVector<Value> extendSixteen(OpBuilder &b, Location loc, Value vector,
+                                 bool integerBF16 = true) {
+  ScalarBuilder s(b, loc);
+  auto type = cast<VectorType>(vector.getType());
   SmallVector<Value> values;
-  for (int64_t j = 0; j < 16; ++j)
+  if (integerBF16 && type.getElementType().isBF16() &&
+      type.getNumElements() % 2 == 0) {
+    for (Value word : bf16Words(b, loc, vector))
+      llvm::append_range(values, extendBF16Word(b, loc, word));
+    return values;
+  }
+  for (int64_t j = 0; j < type.getNumElements(); ++j)
     values.push_back(
         s.toF32(vector::ExtractOp::create(b, loc, vector, ArrayRef<int64_t>{j})));
   return values;
@@ -166,7 +211,8 @@ Value amaxOfValues(OpBuilder &b, Location loc, ArrayRef<Value> values) {
 /// The same amax from the 8 pairs of a run of a 16-bit type: a
 /// max.xorsign.abs tree (7 instructions for 16 elements; max of BF16 or
 /// F16 values is exact), then the two halves as f32.
-Value amaxOfPairs(OpBuilder &b, Location loc, ArrayRef<Value> pairs) {
+Value amaxOfPairs(OpBuilder &b, Location loc, ArrayRef<Value> pairs,
+                  bool integerBF16 = true) {
   SmallVector<Value> level(pairs);
   while (level.size() > 1) {
     SmallVector<Value> next;
@@ -176,12 +222,7 @@ Value amaxOfPairs(OpBuilder &b, Location loc, ArrayRef<Value> pairs) {
       next.push_back(level.back());
     level = std::move(next);
   }
-  ScalarBuilder s(b, loc);
-  SmallVector<Value> halves;
-  for (int64_t j = 0; j < 2; ++j)
-    halves.push_back(s.toF32(
-        vector::ExtractOp::create(b, loc, level[0], ArrayRef<int64_t>{j})));
-  return amaxOfValues(b, loc, halves);
+  return amaxOfValues(b, loc, extendSixteen(b, loc, level[0], integerBF16));
 }
 
 /// The 16-point RHT of one run (NUMERICS.md section 4) in registers: the
@@ -242,16 +283,18 @@ Value roundPair(OpBuilder &b, Location loc, Value lo, Value hi,
 
 /// The values and block amax of a loaded run (vector<16xT>), after the
 /// RHT when `rhtMask` is set. The RHT's outputs are rounded to BF16 in
-/// pairs (roundPair), which also gives the amax its pairs.
+/// pairs (roundPair), which also gives the amax its pairs. `integerBF16`:
+/// BF16 extended by extendBF16Word (ArithmeticForm::fmaForms).
 PreparedRun prepareRun(OpBuilder &b, Location loc, Value loaded,
-                       std::optional<uint32_t> rhtMask) {
+                       std::optional<uint32_t> rhtMask,
+                       bool integerBF16 = true) {
   Type elementType = cast<VectorType>(loaded.getType()).getElementType();
-  SmallVector<Value> values = extendSixteen(b, loc, loaded);
+  SmallVector<Value> values = extendSixteen(b, loc, loaded, integerBF16);
   if (!rhtMask) {
     if (!isPairedType(elementType))
       return {values, amaxOfValues(b, loc, values), {}};
     SmallVector<Value> pairs = pairsOf(b, loc, loaded);
-    return {values, amaxOfPairs(b, loc, pairs), pairs};
+    return {values, amaxOfPairs(b, loc, pairs, integerBF16), pairs};
   }
   SmallVector<Value> transformed = hadamardSixteen(
       b, loc, values, *rhtMask, b.getF32Type());
@@ -260,12 +303,16 @@ PreparedRun prepareRun(OpBuilder &b, Location loc, Value loaded,
   for (int64_t j = 0; j < 8; ++j) {
     pairs.push_back(roundPair(b, loc, transformed[2 * j],
                               transformed[2 * j + 1], elementType));
+    if (integerBF16) {
+      llvm::append_range(rounded, extendSixteen(b, loc, pairs.back()));
+      continue;
+    }
     Value wide = arith::ExtFOp::create(b, loc, f32Pair, pairs.back());
     for (int64_t k = 0; k < 2; ++k)
       rounded.push_back(
           vector::ExtractOp::create(b, loc, wide, ArrayRef<int64_t>{k}));
   }
-  return {rounded, amaxOfPairs(b, loc, pairs), pairs};
+  return {rounded, amaxOfPairs(b, loc, pairs, integerBF16), pairs};
 }
 
 //===----------------------------------------------------------------------===//
@@ -312,11 +359,27 @@ std::pair<Value, Value> clampForE2M1(OpBuilder &b, Location loc, Value y) {
   return {ys, arith::BitcastOp::create(b, loc, b.getI32Type(), ys)};
 }
 
-/// E = biased exponent of max(|ys|, 1): the E2M1 binade of ys.
-Value e2m1Binade(OpBuilder &b, Location loc, Value ys) {
+/// The biased exponent of a positive f32 `value` (bits >> 23), as
+/// mul.hi.u32 of its bits and 2^9: IMAD.HI on the FMA pipe, where the shift
+/// is an ALU instruction (the pipe that bounds the RHT and dual kernels;
+/// ptxas keeps the multiply, and LLVM does not see through the intrinsic).
+Value exponentField(OpBuilder &b, Location loc, Value value) {
+  ScalarBuilder s(b, loc);
+  return LLVM::CallIntrinsicOp::create(
+             b, loc, b.getI32Type(), b.getStringAttr("llvm.nvvm.mulhi.ui"),
+             ValueRange{arith::BitcastOp::create(b, loc, b.getI32Type(), value),
+                        s.i32(1 << 9)})
+      .getResult(0);
+}
+
+/// E = biased exponent of max(|ys|, 1): the E2M1 binade of ys, by
+/// exponentField with `mulHigh`, else a shift.
+Value e2m1Binade(OpBuilder &b, Location loc, Value ys, bool mulHigh = true) {
   ScalarBuilder s(b, loc);
   Value atLeastOne = arith::MaxNumFOp::create(
       b, loc, math::AbsFOp::create(b, loc, ys), s.f32(1.0f));
+  if (mulHigh)
+    return exponentField(b, loc, atLeastOne);
   return arith::ShRUIOp::create(
       b, loc, arith::BitcastOp::create(b, loc, b.getI32Type(), atLeastOne),
       s.i32(23));
@@ -333,10 +396,11 @@ Value e2m1Magic(OpBuilder &b, Location loc, Value binade) {
 
 /// encodeE2M1 (RNE, satfinite, NaN -> 7) of `y`: an i32 whose low nibble
 /// is the code (the bits above are not zero).
-Value encodeNearestFast(OpBuilder &b, Location loc, Value y) {
+Value encodeNearestFast(OpBuilder &b, Location loc, Value y,
+                        bool mulHigh = true) {
   ScalarBuilder s(b, loc);
   auto [ys, bits] = clampForE2M1(b, loc, y);
-  Value magic = e2m1Magic(b, loc, e2m1Binade(b, loc, ys));
+  Value magic = e2m1Magic(b, loc, e2m1Binade(b, loc, ys, mulHigh));
   // For a negative ys: the sign bit and 8 (magic's bit 31 and bit 3 are 0).
   Value negative = arith::ShRSIOp::create(b, loc, bits, s.i32(31));
   Value signedMagic = arith::OrIOp::create(
@@ -361,6 +425,14 @@ struct ArithmeticForm {
   /// clamped to [-6, 6] and its sign put into the magic number (two more
   /// instructions an element).
   bool signWords = true;
+  /// The emulation's FMA-pipe forms (session 10): BF16 extended by integer
+  /// operations (extendBF16Word), binades by mul.hi (exponentField), codes
+  /// packed by multiply-adds (packNibbles), instead of fpext, shifts and a
+  /// funnel shift per nibble on the ALU pipe. The default except in the
+  /// 16x16 kernels, where they measured 1.6 % slower (0.0604 against
+  /// 0.0594 ms with W^T, H200, 6/6 interleaved rounds; those kernels wait
+  /// on their stage barrier and loads as much as on the ALU pipe).
+  bool fmaForms = true;
 };
 
 /// The spec's t = fma(u, step, a) of stochastic rounding for the magnitude
@@ -390,14 +462,10 @@ Value stochasticThreshold(OpBuilder &b, Location loc, Value word,
 /// 8 * byteIndex + 7 .. 8 * byteIndex of `word`: an i32 whose low nibble
 /// is the code.
 Value encodeStochasticFast(OpBuilder &b, Location loc, Value y, Value word,
-                           int64_t byteIndex) {
+                           int64_t byteIndex, bool mulHigh = true) {
   ScalarBuilder s(b, loc);
   auto [ys, bits] = clampForE2M1(b, loc, y);
-  Value atLeastOne = arith::MaxNumFOp::create(
-      b, loc, math::AbsFOp::create(b, loc, ys), s.f32(1.0f));
-  Value binade = arith::ShRUIOp::create(
-      b, loc, arith::BitcastOp::create(b, loc, b.getI32Type(), atLeastOne),
-      s.i32(23));
+  Value binade = e2m1Binade(b, loc, ys, mulHigh);
   Value threshold = stochasticThreshold(b, loc, word, byteIndex, binade,
                                         math::AbsFOp::create(b, loc, ys));
   Value magic = arith::BitcastOp::create(b, loc, b.getF32Type(),
@@ -412,11 +480,12 @@ Value encodeStochasticFast(OpBuilder &b, Location loc, Value y, Value word,
 /// The E2M1 magnitude code (bits 2..0 of an i32, bit 3 zero) of y:
 /// encodeNearestFast of |y| with the clamp to 6 as one min (NaN -> 6),
 /// since the sign comes from the sign words.
-Value encodeNearestMagnitude(OpBuilder &b, Location loc, Value y) {
+Value encodeNearestMagnitude(OpBuilder &b, Location loc, Value y,
+                             bool mulHigh = true) {
   ScalarBuilder s(b, loc);
   Value a = arith::MinNumFOp::create(b, loc, math::AbsFOp::create(b, loc, y),
                                      s.f32(6.0f));
-  Value magic = e2m1Magic(b, loc, e2m1Binade(b, loc, a));
+  Value magic = e2m1Magic(b, loc, e2m1Binade(b, loc, a, mulHigh));
   Value sum = arith::AddFOp::create(
       b, loc, a, arith::BitcastOp::create(b, loc, b.getF32Type(), magic));
   return arith::BitcastOp::create(b, loc, b.getI32Type(), sum);
@@ -425,15 +494,20 @@ Value encodeNearestMagnitude(OpBuilder &b, Location loc, Value y) {
 /// The stochastic magnitude code of y (encodeStochasticFast of |y|, the
 /// sign left to the sign words).
 Value encodeStochasticMagnitude(OpBuilder &b, Location loc, Value y,
-                                Value word, int64_t byteIndex) {
+                                Value word, int64_t byteIndex,
+                                bool mulHigh = true) {
   ScalarBuilder s(b, loc);
   Value a = arith::MinNumFOp::create(b, loc, math::AbsFOp::create(b, loc, y),
                                      s.f32(6.0f));
-  Value binade = arith::ShRUIOp::create(
-      b, loc,
-      arith::BitcastOp::create(b, loc, b.getI32Type(),
-                               arith::MaxNumFOp::create(b, loc, a, s.f32(1.0f))),
-      s.i32(23));
+  // a >= 0: the binade needs no |.| (the session-9 form's shift took none).
+  Value atLeastOne = arith::MaxNumFOp::create(b, loc, a, s.f32(1.0f));
+  Value binade =
+      mulHigh ? exponentField(b, loc, atLeastOne)
+              : arith::ShRUIOp::create(
+                    b, loc,
+                    arith::BitcastOp::create(b, loc, b.getI32Type(), atLeastOne),
+                    s.i32(23))
+                    .getResult();
   Value threshold = stochasticThreshold(b, loc, word, byteIndex, binade, a);
   Value magic = arith::BitcastOp::create(b, loc, b.getF32Type(),
                                          e2m1Magic(b, loc, binade));
@@ -486,24 +560,52 @@ std::array<Value, 2> signWords(OpBuilder &b, Location loc,
 
 /// Two i32 words holding the low nibbles of 16 values, element j at bits
 /// 4 * (j % 8) of word j / 8 (the packed byte order: even element in the
-/// low nibble). Each nibble enters with one funnel shift,
-/// word = (word >> 4) | (value << 28), which also drops the bits above it.
+/// low nibble). Every value is an encoder's magic sum: its code in bits
+/// 3..0 and bits 22..4 zero (the mantissa holds the code and nothing else),
+/// so a sum of values times powers of 16 has exact nibbles below bit 23.
+/// Each half word (four nibbles) is therefore a Horner chain of three
+/// multiply-adds, v0 + m (v1 + m (v2 + m v3)), whose bits 15..0 are
+/// exact (the other values' exponents land at bit 23 and above), and one
+/// prmt joins the two halves: 6 IMADs on the FMA pipe and one PRMT per
+/// word, where a funnel shift per nibble took 8 ALU instructions (the pipe
+/// that bounds the RHT and dual kernels). m = 16 + 2^16 is 16 modulo 2^16
+/// (the extra term only reaches bits 16 and up); with m = 16 the backend
+/// turns the products into shifts and ptxas the shift-adds into LEAs, ALU
+/// instructions again.
 std::array<Value, 2> packNibbles(OpBuilder &b, Location loc,
-                                 ArrayRef<Value> nibbles) {
+                                 ArrayRef<Value> nibbles,
+                                 bool multiplyAdd = true) {
   ScalarBuilder s(b, loc);
   std::array<Value, 2> words;
-  for (int64_t w = 0; w < 2; ++w) {
-    Value word;
-    for (int64_t j = 0; j < 8; ++j) {
-      Value top = arith::ShLIOp::create(b, loc, nibbles[8 * w + j], s.i32(28));
-      word = j == 0 ? top
-                    : arith::OrIOp::create(
-                          b, loc, arith::ShRUIOp::create(b, loc, word, s.i32(4)),
-                          top)
-                          .getResult();
+  if (!multiplyAdd) {
+    // The session-9 form: word = (word >> 4) | (value << 28) per nibble,
+    // one funnel shift each.
+    for (int64_t w = 0; w < 2; ++w) {
+      Value word;
+      for (int64_t j = 0; j < 8; ++j) {
+        Value top =
+            arith::ShLIOp::create(b, loc, nibbles[8 * w + j], s.i32(28));
+        word = j == 0 ? top
+                      : arith::OrIOp::create(
+                            b, loc,
+                            arith::ShRUIOp::create(b, loc, word, s.i32(4)), top)
+                            .getResult();
+      }
+      words[w] = word;
     }
-    words[w] = word;
+    return words;
   }
+  auto half = [&](ArrayRef<Value> four) {
+    Value value = four[3];
+    for (int64_t j = 2; j >= 0; --j)
+      value = arith::AddIOp::create(
+          b, loc, arith::MulIOp::create(b, loc, value, s.i32(16 + (1 << 16))),
+          four[j]);
+    return value;
+  };
+  for (int64_t w = 0; w < 2; ++w)
+    words[w] = permuteBytes(b, loc, half(nibbles.slice(8 * w, 4)),
+                            half(nibbles.slice(8 * w + 4, 4)), s.i32(0x5410));
   return words;
 }
 
@@ -559,12 +661,13 @@ ScaledRun scaleRun(OpBuilder &b, Location loc, ArrayRef<Value> values,
 /// rounded to nearest even, as two i32 words.
 std::array<Value, 2> packNearestEven(OpBuilder &b, Location loc,
                                      ArrayRef<Value> scaled,
-                                     const ChipInfo &chip) {
+                                     const ChipInfo &chip,
+                                     bool fmaForms = true) {
   if (!chip.has(Instruction::CvtE2M1x2)) {
     SmallVector<Value> nibbles;
     for (Value v : scaled)
-      nibbles.push_back(encodeNearestFast(b, loc, v));
-    return packNibbles(b, loc, nibbles);
+      nibbles.push_back(encodeNearestFast(b, loc, v, fmaForms));
+    return packNibbles(b, loc, nibbles, fmaForms);
   }
   SmallVector<Value> bytes;
   for (int64_t j = 0; j < 8; ++j) {
@@ -582,14 +685,15 @@ std::array<Value, 2> packNearestEven(OpBuilder &b, Location loc,
 std::array<Value, 2> packStochastic(OpBuilder &b, Location loc,
                                     ArrayRef<Value> scaled,
                                     std::array<Value, 4> words,
-                                    const ChipInfo &chip) {
+                                    const ChipInfo &chip,
+                                    bool fmaForms = true) {
   if (!chip.has(Instruction::CvtRsE2M1x4)) {
     // Element j takes byte j % 4 of word j / 4.
     SmallVector<Value> nibbles;
     for (int64_t j = 0; j < 16; ++j)
-      nibbles.push_back(
-          encodeStochasticFast(b, loc, scaled[j], words[j / 4], j % 4));
-    return packNibbles(b, loc, nibbles);
+      nibbles.push_back(encodeStochasticFast(b, loc, scaled[j], words[j / 4],
+                                             j % 4, fmaForms));
+    return packNibbles(b, loc, nibbles, fmaForms);
   }
   // cvt.rs.satfinite.e2m1x4.f32 d, {a, b, e, f}, rbits packs a into bits
   // 15:12 ... f into 3:0, so elements go in reverse; word q holds the
@@ -717,14 +821,16 @@ std::array<Value, 2> quantizeValues(OpBuilder &b, Location loc,
     for (int64_t j = 0; j < 16; ++j)
       nibbles.push_back(random ? encodeStochasticMagnitude(
                                      b, loc, scaled[j], (*random)[j / 4],
-                                     j % 4)
-                               : encodeNearestMagnitude(b, loc, scaled[j]));
-    std::array<Value, 2> magnitudes = packNibbles(b, loc, nibbles);
+                                     j % 4, form.fmaForms)
+                               : encodeNearestMagnitude(b, loc, scaled[j],
+                                                        form.fmaForms));
+    std::array<Value, 2> magnitudes =
+        packNibbles(b, loc, nibbles, form.fmaForms);
     return {arith::OrIOp::create(b, loc, magnitudes[0], signs[0]),
             arith::OrIOp::create(b, loc, magnitudes[1], signs[1])};
   }
-  return random ? packStochastic(b, loc, scaled, *random, chip)
-                : packNearestEven(b, loc, scaled, chip);
+  return random ? packStochastic(b, loc, scaled, *random, chip, form.fmaForms)
+                : packNearestEven(b, loc, scaled, chip, form.fmaForms);
 }
 
 //===----------------------------------------------------------------------===//
@@ -781,14 +887,18 @@ int64_t chosenBlocks(const QuantizeSchedule &forced, int64_t measured) {
 /// defaults -- the subnormal uniform everywhere, wide Philox products in
 /// the 1x16 kernels (`wideByDefault`), split ones in the tile and dual
 /// kernels, where the wide products' register pairs spill (dual dY: 136
-/// bytes at 80 registers, ptxas sm_90a).
+/// bytes at 80 registers, ptxas sm_90a); the FMA-pipe forms everywhere but
+/// in the 16x16 kernels (`fmaByDefault`).
 ArithmeticForm chosenArithmetic(const QuantizeSchedule &forced,
-                                bool wideByDefault) {
+                                bool wideByDefault, bool fmaByDefault = true) {
   ArithmeticForm form;
+  form.fmaForms = fmaByDefault;
   form.wideMultiply = forced.philoxWide == QuantizeSchedule::kDefault
                           ? wideByDefault
                           : forced.philoxWide == 1;
   form.signWords = !forced.legacySigns;
+  if (forced.fmaForms != QuantizeSchedule::kDefault)
+    form.fmaForms = forced.fmaForms == 1;
   return form;
 }
 
@@ -800,6 +910,8 @@ std::string forcedSuffix(const QuantizeSchedule &forced, bool stochastic) {
     suffix += forced.philoxWide ? "_mulwide" : "_mulsplit";
   if (forced.legacySigns)
     suffix += "_signlegacy";
+  if (forced.fmaForms != QuantizeSchedule::kDefault)
+    suffix += forced.fmaForms ? "_fmaforms" : "_aluforms";
   if (forced.blocksPerMultiprocessor)
     suffix += "_b" + std::to_string(forced.blocksPerMultiprocessor);
   return suffix;
@@ -880,6 +992,20 @@ RunPair locateRunPair(OpBuilder &b, Location loc, Value group,
   return {firstClamped,
           clampRun(b, loc, secondValid, second, firstClamped), firstValid,
           secondValid};
+}
+
+/// The run of work unit `unit` of a 1x16 kernel with one run a unit
+/// (quantize-schedule runs1): run `unit`, clamped; `second` repeats it and
+/// `secondValid` is false.
+RunPair locateSingleRun(OpBuilder &b, Location loc, Value group,
+                        int64_t runs) {
+  IndexMath m{b, loc};
+  Value run = m.add(m.mul(group, kThreadsPerBlock),
+                    gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x));
+  Value valid = m.lt(run, runs);
+  Value clamped = clampRun(b, loc, valid, run, m.c(0));
+  return {clamped, clamped, valid,
+          arith::ConstantOp::create(b, loc, b.getBoolAttr(false))};
 }
 
 //===----------------------------------------------------------------------===//
@@ -1210,8 +1336,13 @@ gpu::GPUFuncOp buildRowQuantizeKernel(ModuleOp module,
   bool heavy = stochastic || rhtMask.has_value();
   int64_t blocks = chosenBlocks(forced, blocksPerMultiprocessor(heavy));
   ArithmeticForm form = chosenArithmetic(forced, /*wideByDefault=*/true);
-  schedule = persistentSchedule(llvm::divideCeil(runs, 2), /*reverse=*/true,
-                                blocks, chip);
+  int64_t runsPerUnit = forced.runsPerUnit ? forced.runsPerUnit : 2;
+  auto locate = [&](OpBuilder &lb, Location ll, Value group) {
+    return runsPerUnit == 1 ? locateSingleRun(lb, ll, group, runs)
+                            : locateRunPair(lb, ll, group, runs);
+  };
+  schedule = persistentSchedule(llvm::divideCeil(runs, runsPerUnit),
+                                /*reverse=*/true, blocks, chip);
   PersistentSchedule local = schedule;
   QuantizeSignature sig = quantizeSignature(type, elementType, stochastic,
                                             amaxArgument,
@@ -1222,7 +1353,8 @@ gpu::GPUFuncOp buildRowQuantizeKernel(ModuleOp module,
       shapeName(type.getShape()) + "x" + typeName(elementType) + "_1x16" +
       quantizeNameSuffix(stochastic, type, amaxArgument) +
       (rhtMask ? "_mask" + std::to_string(*rhtMask) : "") +
-      forcedSuffix(forced, stochastic);
+      forcedSuffix(forced, stochastic) +
+      (forced.runsPerUnit ? "_runs" + std::to_string(forced.runsPerUnit) : "");
   KernelOptions options;
   options.workgroupBuffers = {encodeTableType(ctx)};
   options.minBlocksPerMultiprocessor = blocks;
@@ -1248,22 +1380,25 @@ gpu::GPUFuncOp buildRowQuantizeKernel(ModuleOp module,
             b, loc, local, ValueRange(),
             [&](OpBuilder &nb, Location nl, Value group) {
               IndexMath nm{nb, nl};
-              RunPair pair = locateRunPair(nb, nl, group, runs);
-              return SmallVector<Value>{
-                  loadSixteenRaw(nb, nl, args[sig.input], nm.mul(pair.first, 16)),
-                  loadSixteenRaw(nb, nl, args[sig.input],
-                                 nm.mul(pair.second, 16))};
+              RunPair pair = locate(nb, nl, group);
+              SmallVector<Value> loads = {loadSixteenRaw(
+                  nb, nl, args[sig.input], nm.mul(pair.first, 16))};
+              if (runsPerUnit == 2)
+                loads.push_back(loadSixteenRaw(nb, nl, args[sig.input],
+                                               nm.mul(pair.second, 16)));
+              return loads;
             },
             [&](OpBuilder &nb, Location nl, Value group, ValueRange loaded,
                 ValueRange) {
-              RunPair pair = locateRunPair(nb, nl, group, runs);
+              RunPair pair = locate(nb, nl, group);
               std::array<Value, 2> run = {pair.first, pair.second};
               // One run after the other (each its own cvt for the scale):
               // only one run's 16 values are live at a time.
               std::array<std::array<Value, 2>, 2> words;
               std::array<Value, 2> scaleCodes;
-              for (int64_t k = 0; k < 2; ++k) {
-                PreparedRun prepared = prepareRun(nb, nl, loaded[k], rhtMask);
+              for (int64_t k = 0; k < runsPerUnit; ++k) {
+                PreparedRun prepared =
+                    prepareRun(nb, nl, loaded[k], rhtMask, form.fmaForms);
                 scaleCodes[k] = arith::ExtUIOp::create(
                     nb, nl, nb.getI32Type(),
                     blockScaleCodePair(nb, nl, prepared.amax, prepared.amax,
@@ -1273,6 +1408,30 @@ gpu::GPUFuncOp buildRowQuantizeKernel(ModuleOp module,
                     lookupEncode(nb, nl, table, scaleCodes[k]),
                     runRandomBits(nb, nl, args, sig, run[k], form), chip,
                     form, prepared.pairs);
+              }
+              auto storeScale = [&](OpBuilder &sb, Location sl, int64_t k,
+                                    Value byte) {
+                IndexMath sm{sb, sl};
+                Value offset = scaleOffset(sm, type, sm.div(run[k], colBlocks),
+                                           sm.rem(run[k], colBlocks));
+                memref::StoreOp::create(sb, sl, byte, args[sig.scales],
+                                        ValueRange{offset});
+              };
+              if (runsPerUnit == 1) {
+                // One 8-byte code store and one scale byte.
+                auto ifValid =
+                    scf::IfOp::create(nb, nl, pair.firstValid, false);
+                OpBuilder::InsertionGuard guard(nb);
+                nb.setInsertionPointToStart(ifValid.thenBlock());
+                IndexMath vm{nb, nl};
+                Value half = vector::FromElementsOp::create(
+                    nb, nl, VectorType::get({2}, nb.getI32Type()),
+                    ValueRange{words[0][0], words[0][1]});
+                alignedStore(nb, nl, half, codeWords, vm.mul(run[0], 2), 8);
+                storeScale(nb, nl, 0,
+                           arith::TruncIOp::create(nb, nl, nb.getI8Type(),
+                                                   scaleCodes[0]));
+                return SmallVector<Value>();
               }
               // The two scale bytes, first run in the low byte.
               Value codes = arith::TruncIOp::create(
@@ -1295,13 +1454,6 @@ gpu::GPUFuncOp buildRowQuantizeKernel(ModuleOp module,
                         arith::ConstantOp::create(sb, sl,
                                                   sb.getI16IntegerAttr(8))));
               };
-              auto storeScale = [&](OpBuilder &sb, Location sl, int64_t k) {
-                IndexMath sm{sb, sl};
-                Value offset = scaleOffset(sm, type, sm.div(run[k], colBlocks),
-                                           sm.rem(run[k], colBlocks));
-                memref::StoreOp::create(sb, sl, scaleByte(sb, sl, k),
-                                        args[sig.scales], ValueRange{offset});
-              };
               // Both runs valid (all but possibly the last unit): one
               // 16-byte code store; else only the first run, if valid.
               scf::IfOp::create(
@@ -1317,8 +1469,8 @@ gpu::GPUFuncOp buildRowQuantizeKernel(ModuleOp module,
                       memref::StoreOp::create(tb, tl, codes, scalePairs,
                                               ValueRange{tm.div(run[0], 2)});
                     } else {
-                      storeScale(tb, tl, 0);
-                      storeScale(tb, tl, 1);
+                      storeScale(tb, tl, 0, scaleByte(tb, tl, 0));
+                      storeScale(tb, tl, 1, scaleByte(tb, tl, 1));
                     }
                     scf::YieldOp::create(tb, tl);
                   },
@@ -1334,7 +1486,7 @@ gpu::GPUFuncOp buildRowQuantizeKernel(ModuleOp module,
                           ValueRange{words[0][0], words[0][1]});
                       alignedStore(eb, el, half, codeWords, em.mul(run[0], 2),
                                    8);
-                      storeScale(eb, el, 0);
+                      storeScale(eb, el, 0, scaleByte(eb, el, 0));
                     }
                     scf::YieldOp::create(eb, el);
                   });
@@ -1868,7 +2020,8 @@ buildTileQuantizeKernel(ModuleOp module, BlockScaledTensorType type,
       (stages ? "_ring" + std::to_string(stages) : "") +
       (forced.gridBlocks ? "_grid" + std::to_string(schedule.blocks) : "") +
       forcedSuffix(forced, stochastic);
-  ArithmeticForm form = chosenArithmetic(forced, /*wideByDefault=*/false);
+  ArithmeticForm form = chosenArithmetic(forced, /*wideByDefault=*/false,
+                                         /*fmaByDefault=*/false);
   KernelOptions options;
   if (!stages) {
     options.workgroupBuffers = {encodeTableType(ctx), regionStageType(ctx)};
@@ -1931,8 +2084,8 @@ buildTileQuantizeKernel(ModuleOp module, BlockScaledTensorType type,
                 TileLane t =
                     locateTileLane(nb, nl, region, k, tileRows, tileCols);
                 Value run = nm.add(nm.mul(t.row, tileCols), t.tileCol);
-                PreparedRun prepared =
-                    prepareRun(nb, nl, loaded[k], std::nullopt);
+                PreparedRun prepared = prepareRun(nb, nl, loaded[k],
+                                                  std::nullopt, form.fmaForms);
                 Value tileAmax = halfWarpMax(nb, nl, prepared.amax);
                 Value codes = blockScaleCodePair(nb, nl, tileAmax, tileAmax,
                                                  scale, chip);
@@ -2295,8 +2448,12 @@ DualQuantizeSignature dualQuantizeSignature(const DualQuantizeSpec &spec) {
 /// Blocks of 256 threads a multiprocessor runs at once in the dual
 /// kernels (nvvm.minctasm): 4 (64 registers) for the amax kernel and the
 /// round-to-nearest quantize kernel; 3 (80 registers) with stochastic
-/// rounding on either side, whose Philox rounds spill at 64 (ptxas, sm_90a).
+/// rounding on one side, whose Philox rounds spill at 64 (ptxas, sm_90a);
+/// 2 (118 registers) with it on both (dY's dual: 0.1439 against 0.1470 ms
+/// at 3 blocks, 8192^2 on the H200, 6/6 interleaved rounds, session 10).
 int64_t dualQuantizeBlocksPerMultiprocessor(const DualQuantizeSpec &spec) {
+  if (spec.rowStochastic && spec.columnStochastic)
+    return 2;
   return spec.rowStochastic || spec.columnStochastic ? 3 : 4;
 }
 constexpr int64_t kDualAmaxBlocksPerMultiprocessor = 4;
@@ -2321,7 +2478,7 @@ DualBlock quantizeDualBlock(OpBuilder &b, Location loc, Value run,
                             Value table, Value seed, Value runIndex,
                             const ChipInfo &chip,
                             const ArithmeticForm &form) {
-  PreparedRun prepared = prepareRun(b, loc, run, rhtMask);
+  PreparedRun prepared = prepareRun(b, loc, run, rhtMask, form.fmaForms);
   Value code = arith::ExtUIOp::create(
       b, loc, b.getI32Type(),
       blockScaleCodePair(b, loc, prepared.amax, prepared.amax, scale, chip));
@@ -2385,7 +2542,8 @@ buildDualQuantizeKernel(ModuleOp module, const DualQuantizeSpec &spec,
       (spec.rhtMask ? "_mask" + std::to_string(*spec.rhtMask) : "") +
       (stages ? "_ring" + std::to_string(stages) : "") +
       (forced.gridBlocks ? "_grid" + std::to_string(schedule.blocks) : "") +
-      forcedSuffix(forced, spec.rowStochastic || spec.columnStochastic);
+      forcedSuffix(forced, spec.rowStochastic || spec.columnStochastic) +
+      (forced.rolledDual ? "_rolled" : "");
   ArithmeticForm form = chosenArithmetic(forced, /*wideByDefault=*/false);
   KernelOptions options;
   if (!stages) {
@@ -2454,32 +2612,56 @@ buildDualQuantizeKernel(ModuleOp module, const DualQuantizeSpec &spec,
               // This half warp's pair row and tile column in the region.
               Value regionPair = nm.div(halfWarp, kDualRegionTileCols);
               Value regionCol = nm.rem(halfWarp, kDualRegionTileCols);
-              for (int64_t t = 0; t < 2; ++t) {
-                Value rowRun =
-                    nm.add(nm.mul(l.rows[t], g.tileCols), l.tileCol);
+              // Tile row t (an index) of the lane's pair: its run `run`
+              // (vector<16xT>) is input row `inputRow`.
+              auto tileRow = [&](OpBuilder &tb, Location tl, Value t,
+                                 Value run, Value inputRow) {
+                IndexMath tm{tb, tl};
+                Value rowRun = tm.add(tm.mul(inputRow, g.tileCols), l.tileCol);
                 DualBlock row =
-                    quantizeDualBlock(nb, nl, loaded[t], std::nullopt,
-                                      rowScale, rowTable, rowSeed, rowRun, chip,
-                                      form);
-                Value rowLine = nm.add(nm.mul(regionPair, 32),
-                                       nm.add(nm.c(16 * t), i));
-                stageCodes(nb, nl, stage, /*columns=*/false, rowLine,
+                    quantizeDualBlock(tb, tl, run, std::nullopt, rowScale,
+                                      rowTable, rowSeed, rowRun, chip, form);
+                Value rowLine = tm.add(tm.mul(regionPair, 32),
+                                       tm.add(tm.mul(t, 16), i));
+                stageCodes(tb, tl, stage, /*columns=*/false, rowLine,
                            regionCol, row.words);
-                stageScale(nb, nl, stage, /*columns=*/false, rowLine,
+                stageScale(tb, tl, stage, /*columns=*/false, rowLine,
                            regionCol, row.scaleCode);
-                Value columnRun =
-                    nm.add(nm.mul(l.columnRow, g.tileRows),
-                           nm.add(nm.mul(l.pair, 2), nm.c(t)));
+                Value columnRun = tm.add(tm.mul(l.columnRow, g.tileRows),
+                                         tm.add(tm.mul(l.pair, 2), t));
                 DualBlock column = quantizeDualBlock(
-                    nb, nl, transposeTile16(nb, nl, loaded[t], transposeBuffer),
+                    tb, tl, transposeTile16(tb, tl, run, transposeBuffer),
                     spec.rhtMask, columnScale, columnTable, columnSeed,
                     columnRun, chip, form);
-                Value columnLine = nm.add(nm.mul(regionCol, 16), i);
-                Value columnPiece = nm.add(nm.mul(regionPair, 2), nm.c(t));
-                stageCodes(nb, nl, stage, /*columns=*/true, columnLine,
+                Value columnLine = tm.add(tm.mul(regionCol, 16), i);
+                Value columnPiece = tm.add(tm.mul(regionPair, 2), t);
+                stageCodes(tb, tl, stage, /*columns=*/true, columnLine,
                            columnPiece, column.words);
-                stageScale(nb, nl, stage, /*columns=*/true, columnLine,
+                stageScale(tb, tl, stage, /*columns=*/true, columnLine,
                            columnPiece, column.scaleCode);
+              };
+              if (!forced.rolledDual) {
+                for (int64_t t = 0; t < 2; ++t)
+                  tileRow(nb, nl, nm.c(t), loaded[t], l.rows[t]);
+              } else {
+                // quantize-schedule rolled: a loop of two iterations whose
+                // bound (gridDim.y + 1, the grid being one-dimensional)
+                // neither LLVM nor ptxas can fold, so that it is not
+                // unrolled: the two tile rows share one copy of the code.
+                Value bound = nm.add(
+                    gpu::GridDimOp::create(nb, nl, gpu::Dimension::y), nm.c(1));
+                scf::ForOp::create(
+                    nb, nl, nm.c(0), bound, nm.c(1), ValueRange(),
+                    [&](OpBuilder &fb, Location fl, Value t, ValueRange) {
+                      IndexMath fm{fb, fl};
+                      Value first = fm.eq(t, 0);
+                      auto pick = [&](Value x, Value y) -> Value {
+                        return arith::SelectOp::create(fb, fl, first, x, y);
+                      };
+                      tileRow(fb, fl, t, pick(loaded[0], loaded[1]),
+                              pick(l.rows[0], l.rows[1]));
+                      scf::YieldOp::create(fb, fl);
+                    });
               }
 
               // Where the pieces of tile row t of region pair `pair` and
@@ -3245,11 +3427,13 @@ Value kernels::encodePairNearestEven(OpBuilder &b, Location loc, Value lo,
     return NVVM::ConvertF32x2ToF4x2Op::create(
         b, loc, b.getI8Type(), hi, lo, /*relu=*/false,
         b.getType<Float4E2M1FNType>());
+  // The GEMM epilogues' emulation keeps the session-9 forms (the FMA-pipe
+  // ones were measured only in the quantize kernels).
   ScalarBuilder s(b, loc);
-  Value low = arith::AndIOp::create(b, loc, encodeNearestFast(b, loc, lo),
-                                    s.i32(0xF));
-  Value high = arith::ShLIOp::create(b, loc, encodeNearestFast(b, loc, hi),
-                                     s.i32(4));
+  Value low = arith::AndIOp::create(
+      b, loc, encodeNearestFast(b, loc, lo, /*mulHigh=*/false), s.i32(0xF));
+  Value high = arith::ShLIOp::create(
+      b, loc, encodeNearestFast(b, loc, hi, /*mulHigh=*/false), s.i32(4));
   return arith::TruncIOp::create(b, loc, b.getI8Type(),
                                  arith::OrIOp::create(b, loc, low, high));
 }
@@ -3259,8 +3443,11 @@ kernels::quantizeRunNearestEven(OpBuilder &b, Location loc,
                                 ArrayRef<Value> values,
                                 const ScalarBuilder::TensorScale &scale,
                                 const ChipInfo &chip) {
+  // As encodePairNearestEven: the session-9 forms for the GEMM epilogue and
+  // the producer quantization, where the FMA-pipe ones were not measured.
   ScaledRun run = scaleRun(b, loc, values, scale);
-  return {run.scaleCode, packNearestEven(b, loc, run.scaled, chip)};
+  return {run.scaleCode, packNearestEven(b, loc, run.scaled, chip,
+                                         /*fmaForms=*/false)};
 }
 
 FailureOr<QuantizeSchedule>
@@ -3304,10 +3491,19 @@ mlir::nvfp4::parseQuantizeSchedule(StringRef text, std::string &message) {
       schedule.philoxWide = part == "mulwide";
     } else if (part == "signlegacy") {
       schedule.legacySigns = true;
+    } else if (part.starts_with("runs")) {
+      if (!number(part, "runs", value) || value < 1 || value > 2)
+        return fail("'" + part + "': 1 or 2 runs a work unit");
+      schedule.runsPerUnit = value;
+    } else if (part == "rolled") {
+      schedule.rolledDual = true;
+    } else if (part == "fmaforms" || part == "aluforms") {
+      schedule.fmaForms = part == "fmaforms";
     } else {
       return fail("unknown part '" + part +
                   "' (expected registers, ring<stages>, grid<blocks>, "
-                  "blocks<n>, mulwide, mulsplit or signlegacy)");
+                  "blocks<n>, mulwide, mulsplit, signlegacy, runs<n>, "
+                  "rolled, fmaforms or aluforms)");
     }
   }
   return schedule;

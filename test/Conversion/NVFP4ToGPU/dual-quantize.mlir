@@ -126,7 +126,7 @@ func.func @ragged(%x: tensor<2x48x80xf32>, %s: i64)
 // and two scale bytes a thread, rowwise then columnwise.
 // CHECK: gpu.func @nvfp4_dual_quantize_96x160xbf16_row_sr_col_rht_sr_mask55272
 // CHECK-SAME: memref<128xf32, #gpu.address_space<workgroup>>, %{{.*}} : memref<128xf32, #gpu.address_space<workgroup>>, %{{.*}} : memref<9216xi8, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}, %{{.*}} : memref<6400xbf16, #gpu.address_space<workgroup>> {llvm.align = 16 : i64})
-// CHECK-SAME: nvvm.minctasm = 3
+// CHECK-SAME: nvvm.minctasm = 2
 // CHECK: nvvm.convert.f32x2.to.f8x2
 // CHECK: llvm.call_intrinsic "llvm.nvvm.mulhi.ui"
 // HOPPER-NOT: nvvm.convert.f32x4

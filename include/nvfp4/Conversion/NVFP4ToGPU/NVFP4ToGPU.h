@@ -50,12 +50,25 @@ struct QuantizeSchedule {
   /// which sets the register cap, and the persistent grid); 0: each
   /// kernel's measured count.
   int64_t blocksPerMultiprocessor = 0;
+  /// Runs of 16 elements in a work unit of the 1x16 kernels (1 or 2); 0:
+  /// the measured count. One run a unit halves the loop body (its code and
+  /// its registers) for the same bytes in flight per iteration.
+  int64_t runsPerUnit = 0;
+  /// The dual kernels compute the two tile rows of their pair in a loop
+  /// that stays a loop (half the code) instead of unrolled.
+  bool rolledDual = false;
+  /// The emulation's FMA-pipe forms (integer BF16 extension, mul.hi
+  /// binades, codes packed by multiply-adds; QuantizeKernels.cpp
+  /// ArithmeticForm::fmaForms): kDefault (all kernels but the 16x16 ones),
+  /// 1 forced on, 0 forced off (the session-9 forms).
+  int64_t fmaForms = kDefault;
 };
 
 /// Parses a quantize-schedule: "" (the default) or parts joined by '_':
 /// first optionally the input path, "registers" or "ring<S>" (S = 2..4),
-/// then any of "grid<N>" (N >= 1), "mulwide", "mulsplit", "signlegacy" and
-/// "blocks<N>" (N = 1..8). On failure `message` says why.
+/// then any of "grid<N>" (N >= 1), "mulwide", "mulsplit", "signlegacy",
+/// "blocks<N>" (N = 1..8), "runs<N>" (N = 1, 2), "rolled", "fmaforms" and
+/// "aluforms". On failure `message` says why.
 FailureOr<QuantizeSchedule> parseQuantizeSchedule(StringRef text,
                                                   std::string &message);
 
