@@ -816,25 +816,22 @@ def schedule_flags(schedule):
     return ["--gemm-schedule=" + schedule] if schedule else []
 
 
-def chain_case(out, args, name, m, r, k, n, tensor_cores, schedule=None):
-    """x W^T then (x W^T) V^T, both NVFP4 (a low-rank adapter): the
-    compiler's fuse-output-amax makes the first GEMM return the amax of its
-    output from the epilogue, and the quantization of that output uses it
-    (no amax pass). On the SIMT path (K % 256 != 0) every byte is the
-    library's: C, its quantization (codes, scales, amax) and the second
-    product. On the tensor-core path C is within the GEMM tolerance and the
-    epilogue's amax must equal max |C| of the GPU's own C, bit for bit."""
-    x = make_input((m, k), 31)
-    w = make_input((r, k), 32)
-    v = make_input((n, r), 33)
-    qx = nvfp4.quantize(x)
-    qw = nvfp4.quantize(w, block=(16, 16))
+def write_chain_case(out, args, name, shape, inputs, first, first_types,
+                     tensor_cores, flags):
+    """The case of C = x W^T (operands `first`, quantized by the caller,
+    of types `first_types`), then C quantized 1x16 with the amax the first
+    GEMM's epilogue returns (fuse-output-amax), then D = C V^T with a 16x16
+    V, for chain_case and mx_chain_case. SIMT: every byte is the library's;
+    tensor cores: C within the GEMM tolerance and the epilogue's amax bit
+    for bit max |C| of the GPU's own C (the rest depends on that C)."""
+    m, r, k, n = shape
+    x, w, v = inputs
+    qx, qw = first
+    tx, tw = first_types
     qv = nvfp4.quantize(v, block=(16, 16))
     c = bf16_bits(np.asarray(nvfp4.scaled_matmul(qx, qw), np.float32))
     qc = nvfp4.quantize((c.astype(np.uint32) << 16).view(np.float32))
     d = np.asarray(nvfp4.scaled_matmul(qc, qv), np.float32)
-    tx = tensor_type((m, k), (1, 16), False)
-    tw = tensor_type((r, k), (16, 16), False)
     tv = tensor_type((n, r), (16, 16), False)
     tc = tensor_type((m, r), (1, 16), False)
     mlir = (f"func.func @main(%x: tensor<{m}x{k}xbf16>, %w: tensor<{r}x{k}xbf16>, "
@@ -851,8 +848,6 @@ def chain_case(out, args, name, m, r, k, n, tensor_cores, schedule=None):
             "results": ["c", "codes", "scales", "amax", "d"],
             "result_types": {"c": "bf16", "d": "f32"}}
     if tensor_cores:
-        # Only C (tolerance) and the epilogue amax (exact, from the GPU's C)
-        # are checked: the rest depends on the GPU's own C.
         meta["tolerances"] = {"c": MATMUL_TOLERANCE}
         meta["amax_of"] = {"amax": "c"}
         meta["unchecked"] = ["codes", "scales", "d"]
@@ -860,8 +855,26 @@ def chain_case(out, args, name, m, r, k, n, tensor_cores, schedule=None):
                {"c": c.reshape(-1), "codes": qc.packed.reshape(-1),
                 "scales": np.asarray(qc.scales, np.uint8).reshape(-1),
                 "amax": np.array([qc.amax], np.float32).view(np.uint32),
-                "d": d.reshape(-1).view(np.uint32)}, meta, args,
-               schedule_flags(schedule))
+                "d": d.reshape(-1).view(np.uint32)}, meta, args, flags)
+
+
+def chain_case(out, args, name, m, r, k, n, tensor_cores, schedule=None):
+    """x W^T then (x W^T) V^T, both NVFP4 (a low-rank adapter): the
+    compiler's fuse-output-amax makes the first GEMM return the amax of its
+    output from the epilogue, and the quantization of that output uses it
+    (no amax pass). On the SIMT path (K % 256 != 0) every byte is the
+    library's: C, its quantization (codes, scales, amax) and the second
+    product. On the tensor-core path C is within the GEMM tolerance and the
+    epilogue's amax must equal max |C| of the GPU's own C, bit for bit."""
+    x = make_input((m, k), 31)
+    w = make_input((r, k), 32)
+    v = make_input((n, r), 33)
+    qx = nvfp4.quantize(x)
+    qw = nvfp4.quantize(w, block=(16, 16))
+    write_chain_case(out, args, name, (m, r, k, n), (x, w, v), (qx, qw),
+                     (tensor_type((m, k), (1, 16), False),
+                      tensor_type((r, k), (16, 16), False)),
+                     tensor_cores, schedule_flags(schedule))
     # The fusion must have happened: an epilogue-amax GEMM kernel and no
     # amax pass over C.
     kernels = case_kernels(out, name)
@@ -914,37 +927,11 @@ def mx_chain_case(out, args, name, m, r, k, n, format, tensor_cores):
     v = make_input((n, r), 43)
     qx = nvfp4.quantize(x, format=format)
     qw = nvfp4.quantize(w, format=format)
-    qv = nvfp4.quantize(v, block=(16, 16))
-    c = bf16_bits(np.asarray(nvfp4.scaled_matmul(qx, qw), np.float32))
-    qc = nvfp4.quantize((c.astype(np.uint32) << 16).view(np.float32))
-    d = np.asarray(nvfp4.scaled_matmul(qc, qv), np.float32)
-    tx = mx_tensor_type((m, k), format, False)
-    tw = mx_tensor_type((r, k), format, False)
-    tv = tensor_type((n, r), (16, 16), False)
-    tc = tensor_type((m, r), (1, 16), False)
-    mlir = (f"func.func @main(%x: tensor<{m}x{k}xbf16>, %w: tensor<{r}x{k}xbf16>, "
-            f"%v: tensor<{n}x{r}xbf16>) -> (tensor<{m}x{r}xbf16>, {tc}, "
-            f"tensor<{m}x{n}xf32>) {{\n"
-            f"  %qx = nvfp4.quantize %x : tensor<{m}x{k}xbf16> -> {tx}\n"
-            f"  %qw = nvfp4.quantize %w : tensor<{r}x{k}xbf16> -> {tw}\n"
-            f"  %c = nvfp4.scaled_matmul %qx, %qw : {tx}, {tw} -> tensor<{m}x{r}xbf16>\n"
-            f"  %qc = nvfp4.quantize %c : tensor<{m}x{r}xbf16> -> {tc}\n"
-            f"  %qv = nvfp4.quantize %v : tensor<{n}x{r}xbf16> -> {tv}\n"
-            f"  %d = nvfp4.scaled_matmul %qc, %qv : {tc}, {tv} -> tensor<{m}x{n}xf32>\n"
-            f"  return %c, %qc, %d : tensor<{m}x{r}xbf16>, {tc}, tensor<{m}x{n}xf32>\n}}\n")
-    meta = {"kind": "matmul_chain", "args": ["x", "w", "v"], "scalars": {},
-            "results": ["c", "codes", "scales", "amax", "d"],
-            "result_types": {"c": "bf16", "d": "f32"}}
-    if tensor_cores:
-        meta["tolerances"] = {"c": MATMUL_TOLERANCE}
-        meta["amax_of"] = {"amax": "c"}
-        meta["unchecked"] = ["codes", "scales", "d"]
-    write_case(out, name, mlir, {"x": x, "w": w, "v": v},
-               {"c": c.reshape(-1), "codes": qc.packed.reshape(-1),
-                "scales": np.asarray(qc.scales, np.uint8).reshape(-1),
-                "amax": np.array([qc.amax], np.float32).view(np.uint32),
-                "d": d.reshape(-1).view(np.uint32)}, meta, args,
-               ["--mx-gemm=" + ("tensor-core" if tensor_cores else "simt")])
+    write_chain_case(out, args, name, (m, r, k, n), (x, w, v), (qx, qw),
+                     (mx_tensor_type((m, k), format, False),
+                      mx_tensor_type((r, k), format, False)),
+                     tensor_cores,
+                     ["--mx-gemm=" + ("tensor-core" if tensor_cores else "simt")])
     # The fusion must have happened: the MX GEMM kernel writes the amax and
     # no amax pass reads C; the form is the one asked for.
     kernels = case_kernels(out, name)
