@@ -14,7 +14,10 @@
 #include "nvfp4/Conversion/Passes.h"
 #include "nvfp4/Target/Chip.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 
 #include <optional>
@@ -66,6 +69,19 @@ struct NVFP4VerifyKernelTargetPass
     NVVM::NVVMCheckSMVersion target =
         NVVM::NVVMCheckSMVersion::getTargetSMVersionFromStr(chip);
     WalkResult result = getOperation().walk([&](Operation *op) {
+      // What the lowering to LLVM left behind has no translation: an
+      // arith/math op on a type LLVM cannot lower (e.g. arith.truncf to
+      // f8E8M0FNU, which has no conversion of nvfp4's) would otherwise end
+      // in "missing LLVMTranslationDialectInterface registration".
+      if (isa<arith::ArithDialect, math::MathDialect>(op->getDialect())) {
+        auto kernel = op->getParentOfType<LLVM::LLVMFuncOp>();
+        op->emitOpError()
+            << "has no GPU lowering"
+            << (kernel ? " (in kernel '" + kernel.getName().str() + "')" : "")
+            << ": write it with integer ops, arith.scaling_truncf / "
+               "scaling_extf or the nvfp4 ops";
+        return WalkResult::interrupt();
+      }
       if (std::optional<Instruction> family =
               instructionFamilyOf(op->getName().getStringRef())) {
         if (info->has(*family))
