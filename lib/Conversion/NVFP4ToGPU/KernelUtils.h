@@ -19,6 +19,7 @@
 #include "nvfp4/Target/Chip.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Transforms/DialectConversion.h"
 
 #include <string>
 
@@ -106,6 +107,15 @@ Value halfWarpMaxOf(OpBuilder &b, Location loc, Value value);
 /// elsewhere.
 Value encodePairNearestEven(OpBuilder &b, Location loc, Value lo, Value hi,
                             const ::nvfp4::target::ChipInfo &chip);
+
+/// Device buffers for the codes and scales of a quantization to `type`
+/// (the parts `converter` gives it); the swizzled layout's padding (rows to
+/// 128, scale columns to 4) is zero-filled, since the kernels write only
+/// the scales of real blocks (QuantizeKernels.cpp).
+FailureOr<std::pair<Value, Value>>
+allocateQuantizedParts(OpBuilder &b, Location loc,
+                       const TypeConverter &converter,
+                       BlockScaledTensorType type);
 
 /// A quantized 1x16 block: its E4M3 scale (i8) and the 8 code bytes as two
 /// i32 words (even element in the low nibble).

@@ -100,18 +100,13 @@ struct ProducerQuantizeToGPU : OpConversionPattern<QuantizeOp> {
     linalg::LinalgOp producer = plan.op;
     if (failed(checkTopLevel(producer, rewriter)))
       return failure();
-    BlockScaledTensorType type = op.getResult().getType();
-    SmallVector<Type> partTypes;
-    if (failed(getTypeConverter()->convertType(type, partTypes)) ||
-        partTypes.size() != 3)
-      return rewriter.notifyMatchFailure(op, "unconvertible result type");
-
     Location loc = op.getLoc();
     auto module = op->getParentOfType<ModuleOp>();
-    Value codes = allocDevice(rewriter, loc, cast<MemRefType>(partTypes[0]),
-                              /*zeroFill=*/false);
-    Value scales = allocDevice(rewriter, loc, cast<MemRefType>(partTypes[1]),
-                               /*zeroFill=*/false);
+    FailureOr<std::pair<Value, Value>> parts = allocateQuantizedParts(
+        rewriter, loc, *getTypeConverter(), op.getResult().getType());
+    if (failed(parts))
+      return rewriter.notifyMatchFailure(op, "unconvertible result type");
+    auto [codes, scales] = *parts;
     // The result's amax part is the given amax's buffer; the kernel reads
     // the tensor scale from it.
     Value amax = givenAmaxBuffer(rewriter, loc, adaptor.getAmax().front());

@@ -3083,24 +3083,6 @@ KernelAmax kernelAmaxOf(OpBuilder &b, Location loc, AmaxInput given,
   return {buffer, buffer, false};
 }
 
-/// Device buffers for the codes and scales of a quantization to `type`;
-/// the swizzled layout's padding (rows to 128, scale columns to 4) is
-/// zero-filled, since the kernels write only the scales of real blocks.
-FailureOr<std::pair<Value, Value>>
-allocateQuantizedParts(OpBuilder &b, Location loc,
-                       const TypeConverter &converter,
-                       BlockScaledTensorType type) {
-  SmallVector<Type> partTypes;
-  if (failed(converter.convertType(type, partTypes)))
-    return failure();
-  bool padded = type.getLayout() != ScaleLayout::Linear &&
-                (type.getRows() % 128 != 0 || (type.getCols() / 16) % 4 != 0);
-  return std::pair<Value, Value>{
-      allocDevice(b, loc, cast<MemRefType>(partTypes[0]), false),
-      allocDevice(b, loc, cast<MemRefType>(partTypes[1]),
-                  /*zeroFill=*/padded)};
-}
-
 /// The device buffers of the quantization of the flat buffer `input` to
 /// `type`. The amax: an amax pass when none is given (with `rhtMask`, the
 /// fused post-RHT amax pass), else kernelAmaxOf's rules. With `rhtMask`
@@ -3415,6 +3397,21 @@ struct DequantizeToGPU : OpConversionPattern<DequantizeOp> {
 //===----------------------------------------------------------------------===//
 // Shared with the GEMM epilogues (KernelUtils.h)
 //===----------------------------------------------------------------------===//
+
+FailureOr<std::pair<Value, Value>>
+kernels::allocateQuantizedParts(OpBuilder &b, Location loc,
+                                const TypeConverter &converter,
+                                BlockScaledTensorType type) {
+  SmallVector<Type> partTypes;
+  if (failed(converter.convertType(type, partTypes)))
+    return failure();
+  bool padded = type.getLayout() != ScaleLayout::Linear &&
+                (type.getRows() % 128 != 0 || (type.getCols() / 16) % 4 != 0);
+  return std::pair<Value, Value>{
+      allocDevice(b, loc, cast<MemRefType>(partTypes[0]), false),
+      allocDevice(b, loc, cast<MemRefType>(partTypes[1]),
+                  /*zeroFill=*/padded)};
+}
 
 Value kernels::halfWarpMaxOf(OpBuilder &b, Location loc, Value value) {
   return halfWarpMax(b, loc, value);
